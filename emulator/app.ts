@@ -43,6 +43,7 @@ import { fileObjectRecords } from './uploads/object-records.js';
 import { apiKeyFromHeader } from './messaging/api-key-auth.js';
 import { installMessagingCors } from './dashboard/messaging-cors.js';
 import { isUnderPrefix } from './route-path.js';
+import { takesNoCredential } from './open-route.js';
 import type { RouteOptions as ApiRouteOptions } from './api/common.js';
 import {
   boundSlowBodies,
@@ -67,9 +68,6 @@ export interface EmulatorServices extends StoreDeps {
   /** Empties the store and loads the seed again (the admin API's reset). */
   reset: () => Promise<void>;
 }
-
-/** The /api routes that answer without a token (the marketplace lists public plugins only). */
-const OPEN_API_ROUTES: ReadonlySet<string> = new Set(['/api/plugins/marketplace']);
 
 /** The route modules of /api, in the order they are registered. */
 const API_ROUTES: Array<FastifyPluginAsync<ApiRouteOptions<EmulatorServices>>> = [
@@ -129,8 +127,7 @@ export function apiAuthentication(services: EmulatorServices): onRequestHookHand
   return (request, _reply, done) => {
     try {
       request.principal = principalFromHeader(services.db, request.headers.authorization);
-      if (request.principal === null && !OPEN_API_ROUTES.has(request.routeOptions.url ?? ''))
-        throw unauthorized();
+      if (request.principal === null && !takesNoCredential(request)) throw unauthorized();
     } catch (refusal) {
       return done(refusal as Error);
     }

@@ -191,7 +191,7 @@ function tooLargeMessage(error: FastifyError, request: FastifyRequest): string {
   return `The request body is larger than this endpoint's limit of ${readable} (${limit} bytes)`;
 }
 
-/** Installs the error envelope: ApiErrors as they are, validation a 400 with details, fastify's 4xx with their status, anything else a 500 that leaks nothing. */
+/** Installs the error envelope: HttpErrors as they are, validation a 400 with details, fastify's 4xx with their status, anything else a 500 that leaks nothing. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     // A stranger's body is never drained (reading it is what the refusal spares): answered, then the connection goes.

@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { HttpError, forbidden, unauthorized } from '../errors.js';
 import { SESSION_HEADER, type DashboardLogins } from './dashboard-logins.js';
 import { markAuthenticated } from '../slow-body.js';
+import { takesNoCredential } from '../open-route.js';
 
 /** The header that carries the admin credential on every `/_emulator` call. */
 export const ADMIN_HEADER = 'x-plugsmith-admin';
@@ -35,12 +36,12 @@ export interface AdminRequest {
   method: string;
   /** The path of the route that matched, as registered (e.g. `/_emulator/health`). */
   path: string;
+  /** Whether that route declares that it takes no credential (`security: []` in its schema). */
+  takesNoCredential: boolean;
   remoteAddress: string | undefined;
   headers: Record<string, string | string[] | undefined>;
 }
 
-/** Paths of the admin surface that hold no data: no credential, and any peer may ask. */
-const OPEN_PATHS = new Set(['/_emulator/health', '/_emulator/openapi.json']);
 /** The dashboard's static files: no credential (the page signs in with a login code), but only this machine, own names, own origin. */
 const DASHBOARD_FILE_PATHS = new Set([
   '/_emulator/dashboard',
@@ -168,8 +169,9 @@ export function adminRefusal(
   request: AdminRequest,
   ownAddresses: () => Set<string> = interfaceAddresses,
 ): HttpError | null {
-  const open =
-    OPEN_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD');
+  // A route that takes no credential and only reads (health, the OpenAPI document) is served to any peer. The
+  // dashboard's sign-in takes none either (its login code is in the body), but only from this machine, as JSON.
+  const open = request.takesNoCredential && (request.method === 'GET' || request.method === 'HEAD');
   if (!open && !access.allowRemote && !isThisMachine(request.remoteAddress, ownAddresses)) {
     return forbidden(
       `The emulator's admin API (/_emulator) is served only to callers on this machine (you are ${request.remoteAddress ?? 'unknown'}); start the emulator with --allow-remote-admin (startEmulator({ allowRemoteAdmin: true })) to serve other machines`,
@@ -260,6 +262,7 @@ export function adminGuard(access: AdminAccess): (request: FastifyRequest) => Pr
       method: request.method,
       // The route that matched, never the raw URL: only the route says which path is served (`/_emulator/%68ealth`).
       path: request.routeOptions.url ?? '',
+      takesNoCredential: takesNoCredential(request),
       remoteAddress: request.socket.remoteAddress,
       headers: request.headers,
     });

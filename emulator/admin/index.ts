@@ -30,7 +30,7 @@ export default async function adminSurface(
   },
 ): Promise<void> {
   app.addHook('onRequest', adminGuard(access));
-  // GET /health and GET /openapi.json are the open paths: the guard serves them without a credential.
+  // GET /health and GET /openapi.json take no credential (`security: []` in their schemas): the guard serves them to anyone.
   await app.register(openApiRoutes, { openapi });
   const routes = [
     adminOverviewRoutes,

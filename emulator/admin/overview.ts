@@ -12,6 +12,7 @@ import {
 } from '#contract';
 import { openAdminStream } from './sse.js';
 import { ADMIN_ONLY, type AdminDeps } from './common.js';
+import { NO_CREDENTIAL } from '../open-route.js';
 
 /** The store a client's records came from: another epoch means a reset, an import or a restart happened. */
 function storeEpoch(services: AdminDeps): string {
@@ -67,6 +68,7 @@ export default async function adminOverviewRoutes(
         summary: "The emulator's health",
         description:
           'Anyone, without a credential: whether the emulator is up, with its URLs, store id and process id. For readiness checks; holds no records.',
+        security: NO_CREDENTIAL,
         response: { 200: Ok(HealthSchema), ...errorResponses(401, 403) },
       },
     },

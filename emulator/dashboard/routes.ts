@@ -17,6 +17,7 @@ import { ADMIN_ONLY } from '../admin/common.js';
 import { DASHBOARD_FILES, readDashboardFile, type DashboardFile } from './files.js';
 import type { EmulatorConfig, StoreDeps } from '../context.js';
 import type { ObjectStorage } from '../uploads/storage/types.js';
+import { NO_CREDENTIAL } from '../open-route.js';
 
 /** What the dashboard needs: the store, the emulator's settings (URLs, credentials) and the storage (its origin). */
 export interface DashboardDeps extends StoreDeps {
@@ -114,7 +115,8 @@ export default async function dashboardRoutes(
         tags: ['admin-dashboard'],
         summary: 'Exchange a login code for a dashboard session',
         description:
-          'Anyone holding a single-use login code (from a dashboard login link) exchanges it for a dashboard session token, sent as `x-plugsmith-session` afterwards, and the workspace; no cookie is set.',
+          'Anyone holding a single-use login code (from a dashboard login link) exchanges it for a dashboard session token, sent as `x-plugsmith-session` afterwards, and the workspace; no cookie is set. The code in the body is the credential: no header is needed, but only this machine is answered.',
+        security: NO_CREDENTIAL,
         body: DashboardLoginSchema,
         response: { 200: Ok(DashboardSessionSchema), ...errorResponses(400, 401, 403, 413, 415) },
       },

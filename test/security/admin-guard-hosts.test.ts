@@ -27,6 +27,7 @@ const access = { token: 'psa_guard_hosts_test_token', allowRemote: false, host: 
 const request = (remoteAddress: string, host = '192.0.2.10:4010') => ({
   method: 'GET',
   path: '/_emulator/export',
+  takesNoCredential: false,
   remoteAddress,
   headers: { host, 'x-plugsmith-admin': access.token },
 });

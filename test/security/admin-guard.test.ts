@@ -31,37 +31,78 @@ async function marker(): Promise<string> {
   return id;
 }
 
-/** Every admin route, each with a request that would succeed with the credential. */
-const ROUTES: Array<{ method: string; path: string; body?: unknown }> = [
-  { method: 'GET', path: '/_emulator/export' },
-  { method: 'POST', path: '/_emulator/reset', body: {} },
-  { method: 'GET', path: '/_emulator/deliveries' },
-  { method: 'GET', path: '/_emulator/instances' },
-  { method: 'GET', path: '/_emulator/characters' },
-  { method: 'GET', path: '/_emulator/agents' },
-  { method: 'GET', path: '/_emulator/api-keys' },
-  { method: 'POST', path: '/_emulator/api-keys', body: { orgId: 'ORG' } },
-  { method: 'POST', path: '/_emulator/agents', body: { orgId: 'ORG', name: 'Intruder' } },
-  { method: 'POST', path: '/_emulator/characters', body: { orgId: 'ORG', name: 'Intruder' } },
-];
+/** The OpenAPI document's operations: method, path (`{id}` as `:id`) and the credentials it declares. */
+async function operations(): Promise<
+  Array<{ method: string; path: string; security: Array<Record<string, string[]>> }>
+> {
+  const document = await call(emu.url, 'GET', '/_emulator/openapi.json');
+  expect(document.status).toBe(200);
+  const found = [];
+  for (const [path, item] of Object.entries<Record<string, { security?: unknown }>>(
+    document.body.paths,
+  )) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+      found.push({
+        method: method.toUpperCase(),
+        path: path.replace(/\{(\w+)\}/g, ':$1'),
+        security: operation.security as Array<Record<string, string[]>>,
+      });
+    }
+  }
+  return found;
+}
+
+/** A path of the document with a well-formed id of nothing for each parameter (the guard answers before any lookup). */
+const fill = (path: string) => path.replace(/:(\w+)/g, (_, name: string) => `${name}_none`);
 
 describe('the admin credential', () => {
-  it('is required on every admin route: none or a wrong one is a 401 that names the header', async () => {
+  it('is required on every admin route of the OpenAPI document: none or a wrong one is a 401 that names the header', async () => {
     const keys = emulatorInternals(emu).db.apiKeys.size;
-    for (const route of ROUTES) {
-      const body = route.body && JSON.parse(JSON.stringify(route.body).replace('ORG', emu.orgId!));
+    const agents = emulatorInternals(emu).db.agents.size;
+    const guarded = (await operations()).filter(
+      (operation) => operation.path.startsWith('/_emulator') && operation.security.length > 0,
+    );
+    // Some 40 operations: the document lists every admin route, a new one included.
+    expect(guarded.length).toBeGreaterThan(35);
+    for (const route of guarded) {
+      const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : {};
       for (const headers of [
         {},
         { 'x-plugsmith-admin': 'psa_wrong' },
         { 'x-plugsmith-admin': emu.adminToken.slice(0, -1) },
       ] as Array<Record<string, string>>) {
-        const res = await call(emu.url, route.method, route.path, { body, headers });
+        const res = await call(emu.url, route.method, fill(route.path), { body, headers });
         expect(res.status, `${route.method} ${route.path} ${JSON.stringify(headers)}`).toBe(401);
         expect(res.body.error.error).toBe('UNAUTHORIZED');
         expect(res.body.error.message).toContain('x-plugsmith-admin');
       }
     }
     expect(emulatorInternals(emu).db.apiKeys.size).toBe(keys);
+    expect(emulatorInternals(emu).db.agents.size).toBe(agents);
+  });
+
+  it('is not asked of the routes that declare `security: []`, and only those: the marketplace, health and the sign-in', async () => {
+    const open = (await operations()).filter((operation) => operation.security.length === 0);
+    expect(open.map(({ method, path }) => `${method} ${path}`).sort()).toEqual([
+      'GET /_emulator/health',
+      'GET /api/plugins/marketplace',
+      'POST /_emulator/dashboard/session',
+    ]);
+    for (const { path } of open.filter((operation) => operation.method === 'GET')) {
+      for (const verb of ['GET', 'HEAD']) {
+        const res = await call(emu.url, verb, path);
+        expect(res.status, `${verb} ${path}`).toBe(200);
+      }
+    }
+    // The sign-in's credential is the login code in its body: a wrong one is refused as such.
+    const signIn = await call(emu.url, 'POST', '/_emulator/dashboard/session', {
+      body: { code: 'not-a-login-code' },
+    });
+    expect(signIn.status).toBe(401);
+    expect(signIn.body.error.message).not.toContain('x-plugsmith-admin');
+    // The document itself (not among its own operations) takes none either.
+    expect((await call(emu.url, 'GET', '/_emulator/openapi.json')).status).toBe(200);
   });
 
   it('opens every admin route to the right one; health needs none', async () => {
@@ -190,9 +231,25 @@ describe('remote peers', () => {
 
   it('cannot mint a messaging key (or call any admin route) unless the emulator opted in', async () => {
     const keys = emulatorInternals(emu).db.apiKeys.size;
-    for (const route of ROUTES) {
-      const body = route.body && JSON.parse(JSON.stringify(route.body).replace('ORG', emu.orgId!));
-      const res = await remote(app, route.method as 'GET', route.path, emu.adminHeaders, body);
+    // Every admin operation but the two that hold no data (health, below, and the document), the dashboard's sign-in included.
+    const admin = (await operations()).filter(
+      (operation) =>
+        operation.path.startsWith('/_emulator') &&
+        !(operation.security.length === 0 && operation.method === 'GET'),
+    );
+    expect(admin.map(({ method, path }) => `${method} ${path}`)).toContain(
+      'POST /_emulator/dashboard/session',
+    );
+    for (const route of admin) {
+      const body =
+        route.method === 'GET' || route.method === 'DELETE' ? undefined : { orgId: emu.orgId };
+      const res = await remote(
+        app,
+        route.method as 'GET',
+        fill(route.path),
+        emu.adminHeaders,
+        body,
+      );
       expect(res.statusCode, `${route.method} ${route.path}`).toBe(403);
       expect(res.json().error.message).toMatch(/--allow-remote-admin/);
     }

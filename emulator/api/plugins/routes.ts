@@ -28,6 +28,7 @@ import {
 import { roleIn } from '../../auth/principal.js';
 import { createPlugin, deletePlugin, updatePlugin, type PluginInput } from './service.js';
 import type { PluginDeps } from './service.js';
+import { NO_CREDENTIAL } from '../../open-route.js';
 import { linksTo, MADE_ID } from '../../openapi/links.js';
 
 /** A plugin's answers: the secret is in the schema but only set for members. */
@@ -168,6 +169,7 @@ export default async function pluginRoutes(
         summary: 'List the public plugins (no credential needed)',
         description:
           'Anyone, without a credential, lists the public plugins of every org, with the query system.',
+        security: NO_CREDENTIAL,
         querystring: ListQuery(PLUGIN_QUERY),
         response: listResponse,
       },
