@@ -48,12 +48,13 @@ export const MAX_SCENARIO_BYTES = 10_000_000;
 
 /**
  * Reads and checks one scenario file: a regular file (a FIFO or a device is refused, never waited on) of at most
- * MAX_SCENARIO_BYTES, inside `options.root` when given (links followed; an MCP tool passes the project).
+ * MAX_SCENARIO_BYTES, inside `options.root` when given (links followed; an MCP tool passes the project). With
+ * `options.allowEnv`, a variable the file declares and the run does not allow is a problem (src/scenario/allow-env.ts).
  */
 export async function loadScenarioFile(
   file: string,
   env?: Record<string, string | undefined>,
-  options: { root?: string } = {},
+  options: { root?: string; allowEnv?: ReadonlySet<string> } = {},
 ): Promise<LoadedFile> {
   let text: string;
   try {
@@ -99,7 +100,7 @@ export async function loadScenarioFile(
       ],
     };
   }
-  const checked = validateScenario(parsed, env);
+  const checked = validateScenario(parsed, env, options.allowEnv);
   if (!checked.ok) {
     const at = positionsOf(
       text,

@@ -402,7 +402,7 @@ export const ScenarioSchema = Type.Object(
     env: Type.Optional(
       Type.Array(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), {
         description:
-          'The environment variables "${env.NAME}" may expand; any other is a problem. Their values are sent as the steps say, and never shown: every output has "${env.NAME}" in their place',
+          'The environment variables "${env.NAME}" may expand; any other is a problem. Each must also be allowed by the person running the file (`scenario run --allow-env NAME` or PLUGSMITH_SCENARIO_ENV), or nothing runs. Their values are sent as the steps say, and never shown: every output has "${env.NAME}" in their place',
       }),
     ),
     steps: Type.Array(StepSchema, { minItems: 1 }),

@@ -21,6 +21,7 @@ import {
 } from './schema.js';
 import { ENV_NAME, referencesIn } from './references.js';
 import { isRequestResultField, requestPathProblem } from './steps/request.js';
+import { ALLOW_ENV_VARIABLE } from './allow-env.js';
 
 /** One thing wrong with a scenario file: where (a JSON path such as `steps[2].message.text`), what, and how to fix it. */
 export interface ScenarioProblem {
@@ -396,6 +397,7 @@ function referenceProblem(
   later: Set<string>,
   declared: ReadonlySet<string>,
   env: Record<string, string | undefined> | undefined,
+  allowedEnv: ReadonlySet<string> | undefined,
 ): ScenarioProblem | null {
   const [head, ...rest] = reference.split('.');
   const field = rest.join('.');
@@ -414,7 +416,8 @@ function referenceProblem(
         message: `"\${${reference}}": the scenario does not declare the environment variable ${field}`,
         fix: `add "env": [${[...declared, field].map((name) => JSON.stringify(name)).join(', ')}] at the top of the file to pass it, or write "$\${env.${field}}" for the literal text`,
       };
-    if (env && env[field] === undefined)
+    // A name the run does not allow is one problem of its own (notAllowed), not also "not set" at each use.
+    if (env && env[field] === undefined && (!allowedEnv || allowedEnv.has(field)))
       return {
         path,
         message: `"\${${reference}}": the environment variable ${field} is not set`,
@@ -449,10 +452,12 @@ function referenceProblem(
  * Checks a parsed scenario file: every problem at once, each with its JSON path and a fix (an
  * unknown step kind or event kind gets "did you mean", a reference to an unknown step names it, a
  * payload field the event does not have is an error). `env` given: `${env.NAME}` must be set in it.
+ * `allowedEnv` given: every name the file declares must be among them (src/scenario/allow-env.ts).
  */
 export function validateScenario(
   input: unknown,
   env?: Record<string, string | undefined>,
+  allowedEnv?: ReadonlySet<string>,
 ): Validated {
   const problems: ScenarioProblem[] = [];
   if (!isObject(input)) {
@@ -511,6 +516,7 @@ export function validateScenario(
       });
   }
   const declared = declaredEnv(input.env, problems);
+  if (allowedEnv) problems.push(...notAllowed(declared, allowedEnv));
   const steps: Step[] = [];
   if (!Array.isArray(input.steps) || input.steps.length === 0) {
     problems.push({
@@ -534,7 +540,7 @@ export function validateScenario(
       if (!isObject(raw)) return;
       const { id, ...written } = raw;
       for (const { path, reference } of references(written, at)) {
-        const problem = referenceProblem(reference, path, ids, allIds, declared, env);
+        const problem = referenceProblem(reference, path, ids, allIds, declared, env, allowedEnv);
         if (problem) problems.push(problem);
       }
       if (typeof id === 'string' && STEP_ID.test(id)) {
@@ -585,6 +591,20 @@ function declaredEnv(raw: unknown, problems: ScenarioProblem[]): Set<string> {
       });
   });
   return declared;
+}
+
+/** A problem for each declared variable the person running did not allow: the file alone never passes one. */
+function notAllowed(
+  declared: ReadonlySet<string>,
+  allowed: ReadonlySet<string>,
+): ScenarioProblem[] {
+  return [...declared]
+    .filter((name) => !allowed.has(name))
+    .map((name) => ({
+      path: 'env',
+      message: `the scenario asks for the environment variable ${name}, which this run does not pass (its steps would send the value where they say)`,
+      fix: `if you trust this file with ${name}, allow it: --allow-env ${name}, or ${ALLOW_ENV_VARIABLE}=${name} in your shell or CI job (for the MCP server, in the environment its client starts it with)`,
+    }));
 }
 
 /** How deep a scenario's objects and lists may nest (a step's payload or inputs sit at about 5). */

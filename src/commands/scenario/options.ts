@@ -13,7 +13,18 @@ const projectOptions = [
   { flags: '--manifest <path>', description: 'the manifest file', default: 'plugsmith.json' },
 ] as const satisfies readonly OptionSpec[];
 
+/** `--allow-env A,B`, repeatable: every name given, in order. */
+function collectNames(value: string, previous: unknown): string[] {
+  return [...(Array.isArray(previous) ? (previous as string[]) : []), value];
+}
+
 export const scenarioRunOptions = [
+  {
+    flags: '--allow-env <names>',
+    description:
+      'environment variables the scenarios may expand (${env.NAME}), comma-separated, repeatable; also PLUGSMITH_SCENARIO_ENV. A name a file declares and you did not allow stops the run before anything is sent',
+    parse: collectNames,
+  },
   {
     flags: '--junit <file>',
     description: 'also write a JUnit XML report there (one testcase per scenario)',

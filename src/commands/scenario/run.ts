@@ -30,12 +30,15 @@ import { adminTokenFor } from '../../config/admin-token.js';
 import { remoteProblems, runTarget, type RunTarget } from '../../scenario/target.js';
 import type { ScenarioProblem } from '../../scenario/validate.js';
 import type { ScenarioRunFlags } from './options.js';
+import { allowedEnvNames, passedEnv } from '../../scenario/allow-env.js';
 import { badFilesText, givenScenarioFiles, problemsJson } from './validate.js';
 
 /** The scenarios of the paths given, or a usage error listing every problem of every bad file. */
 async function loadAll(input: CommandInput<ScenarioRunFlags>, cwd: string): Promise<Scenario[]> {
   const files = await givenScenarioFiles(input.args, cwd);
-  const loaded = await Promise.all(files.map((file) => loadScenarioFile(file, process.env)));
+  const allowEnv = allowedEnvNames(input.options.allowEnv ?? [], process.env);
+  const env = passedEnv(process.env, allowEnv);
+  const loaded = await Promise.all(files.map((file) => loadScenarioFile(file, env, { allowEnv })));
   const bad = loaded.filter((l) => !l.scenario);
   if (bad.length === 0) return loaded.map((l) => l.scenario!);
   if (input.global.json) {
@@ -299,6 +302,8 @@ async function runAll(
       const result = await runScenario(scenario, {
         client: target.client,
         pluginId,
+        // Only the variables the person allowed (loadAll refused a scenario that declares another).
+        env: passedEnv(process.env, allowedEnvNames(o.allowEnv ?? [], process.env)),
         ...(faults.faults ? { faults: { profile: faults.faults, seed: faultSeed } } : {}),
         dashboardLinks: !o.start,
         remote: target.remote,

@@ -8,6 +8,7 @@ import { pluginIdOf } from '../connection.js';
 import { existingInProject, projectOf, scenarioShape } from '../project.js';
 import { result } from '../shape.js';
 import { anyObject, defineTool } from '../tool.js';
+import { allowedEnvNames, passedEnv } from '../../scenario/allow-env.js';
 
 // Through the same runner as `plugsmith scenario run`.
 
@@ -15,7 +16,7 @@ export const runScenarios = defineTool({
   name: 'run_scenarios',
   title: 'Run scenarios',
   description:
-    "Runs the project's scenario files (as `plugsmith scenario run` does) against its emulator and plugin: each step is done through the platform (messages, files, installs…), each expectation is checked against what the plugin did. Returns each scenario and step, passed or failed, with what was expected and observed and the delivery to look at (get_delivery). Optionally under a fault profile.",
+    "Runs the project's scenario files (as `plugsmith scenario run` does) against its emulator and plugin: each step is done through the platform (messages, files, installs…), each expectation is checked against what the plugin did. Returns each scenario and step, passed or failed, with what was expected and observed and the delivery to look at (get_delivery). Optionally under a fault profile. A scenario's ${env.NAME} expands only the variables the person listed in PLUGSMITH_SCENARIO_ENV where they configured this server; a file asking for another is refused before it runs.",
   inputSchema: {
     paths: z
       .array(z.string().min(1))
@@ -48,8 +49,12 @@ export const runScenarios = defineTool({
     // Each file again by its real path (a file named inside a folder may be a link), and only regular .json files of a
     // sane size: a FIFO or a device never reaches the loader.
     const files = await Promise.all(found.map((file) => scenarioFileOf(project, file)));
+    // Only the variables the person allowed where the agent cannot (PLUGSMITH_SCENARIO_ENV in the environment the MCP client
+    // starts this server with): a file's own "env" list never passes one, and neither does the agent.
+    const allowEnv = allowedEnvNames([], process.env);
+    const env = passedEnv(process.env, allowEnv);
     const loaded = await Promise.all(
-      files.map((file) => loadScenarioFile(file, process.env, { root: project })),
+      files.map((file) => loadScenarioFile(file, env, { root: project, allowEnv })),
     );
     const bad = loaded.filter((file) => !file.scenario);
     if (bad.length > 0) {
@@ -77,6 +82,7 @@ export const runScenarios = defineTool({
         await runScenario(scenario, {
           client: connection.client,
           pluginId,
+          env,
           projectRoot: project,
           ...(args.faults ? { faults: args.faults } : {}),
         }),
