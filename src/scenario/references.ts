@@ -68,9 +68,11 @@ export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export class EnvScrubber {
   private readonly values = new Map<string, string>();
 
-  /** Remembers that `value` came from `${env.NAME}`. */
+  /** Remembers that `value` came from `${env.NAME}`, and its form inside a JSON string (a label or an observed text quotes it). */
   add(name: string, value: string): void {
-    if (value !== '' && !this.values.has(value)) this.values.set(value, `\${env.${name}}`);
+    const reference = `\${env.${name}}`;
+    for (const form of [value, JSON.stringify(value).slice(1, -1)])
+      if (form !== '' && !this.values.has(form)) this.values.set(form, reference);
   }
 
   /** `text` with each remembered value replaced by its reference. */

@@ -369,7 +369,8 @@ class Runner {
     let result: ResultFields;
     try {
       const step = this.references.fitStep(written, body);
-      label = stepLabel(step);
+      // From the step with its environment values scrubbed: a label cuts a long text, which no scrubbing could find afterwards.
+      label = stepLabel(this.scrubber.value(step));
       if (this.remote) scope.filesBefore = await this.filesBefore(step);
       result = await runStep(step, { ...this.context, scope });
     } catch (error) {

@@ -110,6 +110,33 @@ describe('${env.*}: recorded text stays text, and expanded values never come bac
     expect(steps.join('\n')).not.toContain(SECRET);
   });
 
+  test('a long value, or one with a quote, is in no label or observed text either: no cut or escaped piece of it', async () => {
+    const { client, pluginId, received } = await setUp();
+    // Longer than a label's 40 characters (an API key's length), and with what JSON escapes.
+    const long = 'sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefghijklmnop';
+    const quoted = 'Pa"ss\\w0rd!';
+    for (const [value, pieces] of [
+      [long, [long.slice(0, 20), long.slice(0, 37)]],
+      [quoted, [quoted, JSON.stringify(quoted).slice(1, -1)]],
+    ] as const) {
+      const steps: string[] = [];
+      const result = await runScenario(
+        chat('${env.PROBE_SECRET}', 'not what it says', { env: ['PROBE_SECRET'] }),
+        {
+          client,
+          pluginId,
+          env: { PROBE_SECRET: value },
+          onStep: (step) => steps.push(JSON.stringify(step)),
+        },
+      );
+      expect(result.ok).toBe(false);
+      expect(result.steps[1].label).toBe('message "${env.PROBE_SECRET}"');
+      const said = `${JSON.stringify(result)}\n${steps.join('\n')}\n${result.steps[1].failures[0].observed}`;
+      for (const piece of pieces) expect(said, piece).not.toContain(piece);
+    }
+    expect(received).toEqual([long, quoted]);
+  });
+
   test('$${ is a literal ${ in a scenario', async () => {
     const { client, pluginId, received } = await setUp();
     const result = await runScenario(
