@@ -34,7 +34,6 @@ test('run_scenarios refuses a scenario asking for a variable the server was not 
               orgId: emu.orgId,
               name: 'helper',
               type: 'EVENT_HANDLER',
-              // biome-ignore lint/suspicious/noTemplateCurlyInString: a scenario's reference to an environment variable
               webhookUrl: `${stranger.webhookUrl}?t=\${env.PROBE_SECRET}`,
             },
           },

@@ -22,6 +22,7 @@ export const scenarioRunOptions = [
   {
     flags: '--allow-env <names>',
     description:
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${env.NAME} is a scenario's reference, not a template literal
       'environment variables the scenarios may expand (${env.NAME}), comma-separated, repeatable; also PLUGSMITH_SCENARIO_ENV. A name a file declares and you did not allow stops the run before anything is sent',
     parse: collectNames,
   },

@@ -16,6 +16,7 @@ export const runScenarios = defineTool({
   name: 'run_scenarios',
   title: 'Run scenarios',
   description:
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${env.NAME} is a scenario's reference, not a template literal
     "Runs the project's scenario files (as `plugsmith scenario run` does) against its emulator and plugin: each step is done through the platform (messages, files, installs…), each expectation is checked against what the plugin did. Returns each scenario and step, passed or failed, with what was expected and observed and the delivery to look at (get_delivery). Optionally under a fault profile. A scenario's ${env.NAME} expands only the variables the person listed in PLUGSMITH_SCENARIO_ENV where they configured this server; a file asking for another is refused before it runs.",
   inputSchema: {
     paths: z
