@@ -1,10 +1,12 @@
-import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { EVENT_KINDS } from '#contract/enum-values';
 import { UserError } from '../errors.js';
 import { type Connect, START_EMULATOR, withConnection } from './connection.js';
 import { redact } from './shape.js';
+import { ProjectPathError, readProjectFile } from '../shared/project-file.js';
+import { jsonSyntaxProblem } from '../manifest/json-syntax.js';
 import { TOOLS } from './tools/index.js';
 
 export type { Connect, Connection } from './connection.js';
@@ -90,11 +92,7 @@ function registerResources(server: McpServer, connect: Connect): void {
     async (uri) => {
       const connection = await connect();
       await connection.client.close().catch(() => {});
-      const text = await readFile(connection.manifestPath, 'utf8').catch(() => {
-        throw new UserError(
-          `no plugsmith.json at ${connection.manifestPath}: run the server in the project folder`,
-        );
-      });
+      const text = await readManifest(connection.manifestPath, connection.project);
       const safe = JSON.stringify(redact(JSON.parse(text), connection.credentials), null, 2);
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: safe }] };
     },
@@ -164,4 +162,37 @@ function registerPrompts(server: McpServer): void {
       return { messages: [{ role: 'user', content: { type: 'text', text } }] };
     },
   );
+}
+
+/** The largest manifest the resource reads (as the CLI's manifest loader). */
+const MAX_MANIFEST_BYTES = 1024 * 1024;
+
+/**
+ * The project's plugsmith.json as text: a regular file of a sane size whose real path is inside the project (a cloned
+ * project's plugsmith.json may be a link to a credentials file elsewhere), and JSON, named by line and column when it is
+ * not (never by its bytes).
+ */
+async function readManifest(manifestPath: string, project: string | null): Promise<string> {
+  let text: string;
+  try {
+    const bytes = await readProjectFile(project ?? dirname(manifestPath), manifestPath, {
+      maxBytes: MAX_MANIFEST_BYTES,
+      label: 'plugsmith.json',
+    });
+    text = bytes.toString('utf8');
+  } catch (error) {
+    if (error instanceof ProjectPathError) throw new UserError(`${error.message}: ${error.fix}`);
+    throw new UserError(
+      `no plugsmith.json at ${manifestPath}: run the server in the project folder`,
+    );
+  }
+  try {
+    JSON.parse(text);
+  } catch {
+    const syntax = jsonSyntaxProblem(text);
+    throw new UserError(
+      `plugsmith.json is not JSON${syntax ? ` (line ${syntax.line}, column ${syntax.column}: ${syntax.message})` : ''}: correct it, then read the resource again`,
+    );
+  }
+  return text;
 }
