@@ -1,6 +1,8 @@
 import { realpath } from 'node:fs/promises';
-import { relative, sep } from 'node:path';
+import { relative } from 'node:path';
 import {
+  EMULATOR_FOLDER,
+  isEmulatorFile,
   ProjectPathError,
   resolveExistingInside,
   resolveWritableInside,
@@ -21,20 +23,17 @@ export function projectOf(connection: Connection): string {
   return connection.project;
 }
 
-/** The emulator's own files (its storage secret, its store) are never an MCP tool's to read or write. */
-const PRIVATE_FOLDER = '.plugsmith';
-
 /** A ProjectPathError (or a path under .plugsmith/) as a UserError naming the path, the problem and the fix. */
 function refused(error: unknown): never {
   if (error instanceof ProjectPathError) throw new UserError(`${error.message}: ${error.fix}`);
   throw error;
 }
 
+/** The emulator's own files (its storage secret, its store) are never an MCP tool's to read or write. */
 function refusePrivate(project: string, real: string, path: string): void {
-  const first = relative(project, real).split(sep)[0];
-  if (first === PRIVATE_FOLDER)
+  if (isEmulatorFile(project, real))
     throw new UserError(
-      `${JSON.stringify(path)} is under ${PRIVATE_FOLDER}/, the emulator's own files (its store and secrets): MCP tools never read or write there; name a file elsewhere in the project (e.g. scenarios/first.json)`,
+      `${JSON.stringify(path)} is under ${EMULATOR_FOLDER}/, the emulator's own files (its store and secrets): MCP tools never read or write there; name a file elsewhere in the project (e.g. scenarios/first.json)`,
     );
 }
 

@@ -55,7 +55,7 @@ export const AddFileStepSchema = Type.Object(
     content: Type.Optional(Type.String({ description: 'The file content (text)' })),
     path: Type.Optional(
       Text(
-        "A file to upload instead of `content`, relative to the scenario file's folder: a regular file inside the project (links followed), at most 100,000,000 bytes",
+        "A file to upload instead of `content`, relative to the scenario file's folder: a regular file inside the project (links followed) and not under its .plugsmith/ (the emulator's store and secrets), at most 100,000,000 bytes",
       ),
     ),
     contentType: Type.Optional(

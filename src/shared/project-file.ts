@@ -31,7 +31,17 @@ export type ProjectPathOptions = {
 export type ReadProjectFileOptions = ProjectPathOptions & {
   /** The largest file accepted, in bytes. */
   maxBytes: number;
+  /** Refuse a file under the project's .plugsmith/ (the emulator's store and secrets): for paths a file of the project names. */
+  refuseEmulatorFiles?: boolean;
 };
+
+/** The folder of a project that holds the emulator's own files: its store, its storage secret, the dashboard's sessions. */
+export const EMULATOR_FOLDER = '.plugsmith';
+
+/** Whether `real` (a real path inside the real `root`) lies under the root's EMULATOR_FOLDER. */
+export function isEmulatorFile(root: string, real: string): boolean {
+  return relative(root, real).split(sep)[0] === EMULATOR_FOLDER;
+}
 
 /** True when `path` is `root` or lies below it (both real, absolute paths). */
 export function isInside(root: string, path: string): boolean {
@@ -83,6 +93,12 @@ export async function readProjectFile(
 ): Promise<Buffer> {
   const label = options.label ?? 'the path';
   const real = await resolveExistingInside(root, path, options);
+  if (options.refuseEmulatorFiles && isEmulatorFile(await realpath(root), real)) {
+    throw new ProjectPathError(
+      `${label} ${JSON.stringify(path)} is under ${EMULATOR_FOLDER}/, the emulator's own files (its store and secrets)`,
+      'name a file of the project elsewhere: a scenario never reads the emulator’s files',
+    );
+  }
   // O_NONBLOCK: opening a FIFO for reading returns at once instead of waiting for a writer; fstat then refuses it.
   const handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   try {

@@ -277,6 +277,9 @@ describe('addFile.path: only regular files inside the project', () => {
     await mkdir(join(root, 'scenarios', 'data'), { recursive: true });
     await writeFile(join(work, 'outside-secret.txt'), 'outside secret');
     await writeFile(join(root, 'scenarios', 'data', 'guide.md'), '# Guide');
+    // The emulator's own files in the project: its storage signing key.
+    await mkdir(join(root, '.plugsmith', 'emulator'), { recursive: true });
+    await writeFile(join(root, '.plugsmith', 'emulator', 'storage-secret'), 'storage signing key');
     await symlink(join(work, 'outside-secret.txt'), join(root, 'scenarios', 'data', 'link.md'));
     execFileSync('mkfifo', [join(root, 'scenarios', 'data', 'pipe.md')]);
     return { work, root };
@@ -314,6 +317,7 @@ describe('addFile.path: only regular files inside the project', () => {
     ['/dev/zero', 'leads outside the project'],
     ['data/pipe.md', 'is not a regular file'],
     ['data/missing.md', 'does not exist'],
+    ['../.plugsmith/emulator/storage-secret', "is under .plugsmith/, the emulator's own files"],
   ])('%s is refused (%s) before anything is uploaded', async (path, why) => {
     const { root } = await project();
     const { result, uploaded } = await addFileRun(root, path);

@@ -69,6 +69,7 @@ async function projectFile(path: string, context: RunContext): Promise<Buffer> {
       base,
       maxBytes: MAX_FILE_BYTES,
       label: 'addFile.path',
+      refuseEmulatorFiles: true,
     });
   } catch (error) {
     if (error instanceof ProjectPathError) throw new Error(`${error.message}: ${error.fix}`);
