@@ -9,6 +9,7 @@ import { printResult } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
 import { pluginOfProject } from '../../dev/project-plugin.js';
 import { loadManifest } from '../../manifest/load.js';
+import { finishWhenStdoutCloses } from '../../ui/closed-stdout.js';
 
 interface CheckFlags {
   plugin?: string;
@@ -67,6 +68,8 @@ async function manifestUrl(path: string): Promise<string | undefined> {
 
 /** Runs the readiness battery and prints the table (or --json); exit 1 when a required check fails. */
 const check: RunCommand<CheckFlags & TargetFlags> = async (input) => {
+  // Its exit code is the verdict: `check | head` in CI still fails when a check failed.
+  finishWhenStdoutCloses();
   const o = input.options;
   const { client, plugin, why } = await findPlugin(input);
   try {

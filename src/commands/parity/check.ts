@@ -16,6 +16,7 @@ import {
   withEvents,
   type EventShapesFile,
 } from '../../parity/event-shapes.js';
+import { finishWhenStdoutCloses } from '../../ui/closed-stdout.js';
 
 type CheckFlags = { character?: string; otherOrg?: string; eventShapes?: string };
 
@@ -117,6 +118,8 @@ async function runningTarget(input: CommandInput<CheckFlags>): Promise<ProbeTarg
 
 /** `plugsmith parity check [file]`: the journey replayed on the emulator and compared with the file, and the event shapes with the emulator's event schemas. */
 const run: RunCommand<CheckFlags> = async (input: CommandInput<CheckFlags>) => {
+  // Its exit code is the verdict: `parity check | head` in CI still fails on a difference.
+  finishWhenStdoutCloses();
   const given = input.args[0] === undefined ? undefined : String(input.args[0]);
   const shapesGiven = input.options.eventShapes;
   if (given === undefined && shapesGiven === undefined)

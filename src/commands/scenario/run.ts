@@ -30,6 +30,7 @@ import { adminTokenFor } from '../../config/admin-token.js';
 import { remoteProblems, runTarget, type RunTarget } from '../../scenario/target.js';
 import type { ScenarioProblem } from '../../scenario/validate.js';
 import type { ScenarioRunFlags } from './options.js';
+import { finishWhenStdoutCloses } from '../../ui/closed-stdout.js';
 import { allowedEnvNames, passedEnv } from '../../scenario/allow-env.js';
 import { badFilesText, givenScenarioFiles, problemsJson } from './validate.js';
 
@@ -159,6 +160,8 @@ async function projectTarget(input: CommandInput<ScenarioRunFlags>): Promise<Tar
 
 /** `plugsmith scenario run [paths...]` */
 const run: RunCommand<ScenarioRunFlags> = async (input) => {
+  // Its exit code is the verdict: `scenario run | head` in CI still fails when a scenario failed, and writes --junit.
+  finishWhenStdoutCloses();
   const o = input.options;
   const cwd = process.cwd();
   if (!o.start && o.startTimeout !== undefined)
