@@ -5,6 +5,7 @@ import { sampleData } from '../trigger/fixtures.js';
 import { checkId, type DeliveryShape, type ProbeAnswer, type Prober } from './probe.js';
 import type { SideEffectObserver } from './observer.js';
 import type { CheckResult, LatencyReport } from './types.js';
+import { CHECK_PROBE_EVENT_TYPE } from './probe-event.js';
 
 /** What the battery runs against. */
 export interface CheckContext {
@@ -25,7 +26,7 @@ const TOLERANCE_SECONDS = 300;
 const BURST = { requests: 32, concurrency: 16 };
 
 /** An event kind no platform sends (yet): a webhook must take it calmly. */
-const UNKNOWN_EVENT_TYPE = 'PLUGSMITH_CHECK_UNKNOWN_EVENT';
+const UNKNOWN_EVENT_TYPE = CHECK_PROBE_EVENT_TYPE;
 
 const REFUSE_FIX =
   'verify every delivery before acting on it and answer 401 when it fails: `createWebhookHandler({ secret, on })` or `verifyWebhook(rawBody, headers, secret)` from plugsmith/webhooks (or any Standard Webhooks library), over the raw body as received';

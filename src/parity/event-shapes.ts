@@ -1,6 +1,7 @@
 import { WEBHOOK_EVENT_SCHEMAS } from '#contract/events';
 import type { Difference, ExtraField, ParityReport } from './compare.js';
 import type { Shape } from './shape.js';
+import { CHECK_PROBE_EVENT_TYPE } from '../check/probe-event.js';
 
 // The shapes of the events a plugin received from the real platform (a generated plugin writes them
 // when PLUGSMITH_EVENT_SHAPES names a file: field paths and JSON types by event type, never a value),
@@ -142,6 +143,8 @@ export interface EventShapesReport {
   extras: ExtraField[];
   /** The event types compared. */
   compared: string[];
+  /** Recorded event types left out (no platform sent them), and why. */
+  leftOut: Array<{ step: string; why: string }>;
 }
 
 /** Compares each recorded event type's shape with the schema of the event the emulator sends. */
@@ -152,8 +155,16 @@ export function compareEventShapes(
   const differences: Difference[] = [];
   const extras: ExtraField[] = [];
   const compared: string[] = [];
+  const leftOut: EventShapesReport['leftOut'] = [];
   for (const [type, shape] of Object.entries(file.events)) {
     const where = { step: eventStep(type), method: 'POST', pathTemplate: ':webhookUrl' };
+    if (type === CHECK_PROBE_EVENT_TYPE) {
+      leftOut.push({
+        step: where.step,
+        why: '`plugsmith check` sent it (its probe of an unknown event kind), not the platform',
+      });
+      continue;
+    }
     const schema = Object.hasOwn(schemas, type) ? schemas[type] : undefined;
     if (schema === undefined) {
       differences.push({
@@ -205,7 +216,7 @@ export function compareEventShapes(
       });
     }
   }
-  return { differences, extras, compared };
+  return { differences, extras, compared, leftOut };
 }
 
 /** The section of docs/emulator-behaviour.md that describes the events the emulator delivers. */
@@ -239,6 +250,7 @@ export function withEvents(
     differences,
     extras: [...base.extras, ...events.extras],
     behaviours,
+    notRecorded: [...base.notRecorded, ...events.leftOut],
     comparedEvents: [...base.comparedEvents, ...events.compared],
   };
 }

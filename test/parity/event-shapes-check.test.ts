@@ -27,6 +27,32 @@ const ENVELOPE = {
 };
 
 describe('parity check --event-shapes', () => {
+  it('leaves out the unknown kind `plugsmith check` sends (a checked plugin keeps its shape too), saying why', async () => {
+    const file = await shapesFile({
+      version: 1,
+      events: {
+        PLUGSMITH_CHECK_UNKNOWN_EVENT: { ...ENVELOPE },
+        WEBHOOK_CHALLENGE: { ...ENVELOPE, pluginInstanceId: 'null', 'data.challenge': 'string' },
+      },
+    });
+    const run = await cli();
+    const answer = await run.run(['parity', 'check', '--event-shapes', file, '--json']);
+    expect(answer.code, answer.stdout + answer.stderr).toBe(0);
+    const report = JSON.parse(answer.stdout);
+    expect(report.differences).toEqual([]);
+    expect(report.comparedEvents).toEqual(['WEBHOOK_CHALLENGE']);
+    expect(report.notRecorded).toEqual([
+      {
+        step: 'event.PLUGSMITH_CHECK_UNKNOWN_EVENT',
+        why: '`plugsmith check` sent it (its probe of an unknown event kind), not the platform',
+      },
+    ]);
+    const table = await run.run(['parity', 'check', '--event-shapes', file]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain('event.PLUGSMITH_CHECK_UNKNOWN_EVENT');
+    expect(table.stdout).toContain('`plugsmith check` sent it');
+  });
+
   it('names each difference, lists the emulator-only fields apart and skips what is not compared', async () => {
     const file = await shapesFile({
       version: 1,
