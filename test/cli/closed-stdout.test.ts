@@ -8,16 +8,26 @@ import { emulatorAndClient, serveEchoPlugin } from '../kit/plugin-server.js';
 
 const CLI = fileURLToPath(new URL('../../bin/plugsmith.js', import.meta.url));
 
-// `plugsmith emulator openapi | head`: the reader closes the pipe after its first lines.
-it('a reader that closes stdout early ends the command quietly (exit 0, no EPIPE stack)', async () => {
-  const child = spawn(process.execPath, [CLI, 'emulator', 'openapi'], {
-    env: { ...process.env, CI: 'true', NO_COLOR: '1' },
+/** The CLI spawned with `args`, its reader going away at the first output (`| head -1`): its exit code and stderr. */
+async function withReaderGone(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, CI: 'true', NO_COLOR: '1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   child.stdout.once('data', () => child.stdout.destroy());
   const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  return { code, stderr };
+}
+
+// `plugsmith emulator openapi | head`: the reader closes the pipe after its first lines.
+it('a reader that closes stdout early ends the command quietly (exit 0, no EPIPE stack)', async () => {
+  const { code, stderr } = await withReaderGone(['emulator', 'openapi']);
   expect(stderr).not.toMatch(/EPIPE|at /);
   expect(code).toBe(0);
 }, 60_000);
@@ -48,15 +58,12 @@ it('a verdict command finishes when its reader goes away: scenario run writes --
       ],
     }),
   );
-  const child = spawn(
-    process.execPath,
-    [CLI, 'scenario', 'run', 'wrong.json', '--plugin', pluginId, '--junit', 'report.xml'],
+  // The reader takes the first line (the target) and goes away before the scenario has run.
+  const { code, stderr } = await withReaderGone(
+    ['scenario', 'run', 'wrong.json', '--plugin', pluginId, '--junit', 'report.xml'],
     {
       cwd: dir,
       env: {
-        ...process.env,
-        CI: 'true',
-        NO_COLOR: '1',
         PLUGSMITH_CONFIG_DIR: join(dir, 'config'),
         PLUGSMITH_BASE_URL: emu.url,
         PLUGSMITH_MESSAGING_URL: emu.messagingUrl,
@@ -64,14 +71,8 @@ it('a verdict command finishes when its reader goes away: scenario run writes --
         PLUGSMITH_API_KEY: emu.apiKey!,
         PLUGSMITH_ADMIN_TOKEN: emu.adminToken,
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  // The reader takes the first line (the target) and goes away before the scenario has run.
-  child.stdout.once('data', () => child.stdout.destroy());
-  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
   expect(stderr).not.toMatch(/EPIPE|at /);
   expect(code, stderr).toBe(1);
   const report = await readFile(join(dir, 'report.xml'), 'utf8');

@@ -188,10 +188,9 @@ describe('${env.*}: recorded text stays text, and expanded values never come bac
     };
     await writeFile(join(dir, 'smoke.json'), JSON.stringify(exfiltrate));
     const env = { ...(await cliEnv()), PROBE_SECRET: SECRET };
-    const refused = await runCli(['scenario', 'run', 'smoke.json', '--plugin', pluginId], {
-      cwd: dir,
-      env,
-    });
+    const run = (...extra: string[]) =>
+      runCli(['scenario', 'run', 'smoke.json', '--plugin', pluginId, ...extra], { cwd: dir, env });
+    const refused = await run();
     expect(refused.code, refused.stderr).toBe(2);
     expect(refused.stderr).toContain(
       'the scenario asks for the environment variable PROBE_SECRET, which this run does not pass',
@@ -203,23 +202,11 @@ describe('${env.*}: recorded text stays text, and expanded values never come bac
     expect(`${refused.stdout}${refused.stderr}`).not.toContain(SECRET);
     expect(stranger.received).toEqual([]);
     // Allowing another name is not allowing this one.
-    const other = await runCli(
-      ['scenario', 'run', 'smoke.json', '--plugin', pluginId, '--allow-env', 'HOME,PATH'],
-      {
-        cwd: dir,
-        env,
-      },
-    );
+    const other = await run('--allow-env', 'HOME,PATH');
     expect(other.code, other.stderr).toBe(2);
     expect(stranger.received).toEqual([]);
     // The person's choice passes it: then the steps send it where they say.
-    const allowed = await runCli(
-      ['scenario', 'run', 'smoke.json', '--plugin', pluginId, '--allow-env', 'PROBE_SECRET'],
-      {
-        cwd: dir,
-        env,
-      },
-    );
+    const allowed = await run('--allow-env', 'PROBE_SECRET');
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(stranger.received.map((request) => request.url)).toEqual([`/webhook?t=${SECRET}`]);
   });
