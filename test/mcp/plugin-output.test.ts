@@ -3,7 +3,7 @@ import type { Emulator } from '../../emulator/index.js';
 import { createClient, type PlatformClient } from '../../src/client/index.js';
 import { MAX_ANSWER_CHARS } from '../../src/mcp/shape.js';
 import type { PluginOutputLine } from '#contract';
-import { answerChallenge, emulator, json, receiver } from '../kit/index.js';
+import { answerChallenge, emulator, json, receiver, until } from '../kit/index.js';
 import { call, connectTo, mcpClient, textOf } from './in-memory.js';
 
 // The plugin's own output through MCP, against a real emulator and a real webhook that fails every message: the lines
@@ -16,6 +16,7 @@ let emu: Emulator;
 let raw: PlatformClient;
 let pluginId: string;
 let webhookSecret: string;
+let webhookUrl: string;
 
 beforeAll(async () => {
   emu = await emulator({ delivery: { schedule: [60_000, 60_000] } });
@@ -24,26 +25,33 @@ beforeAll(async () => {
       return json(res, 500, { error: 'the AGENT_MESSAGE_RECEIVED handler failed' });
     return answerChallenge(request, res, index);
   });
+  webhookUrl = hook.webhookUrl;
   raw = createClient({ baseUrl: emu.url, token: emu.token!, adminToken: emu.adminToken });
-  const plugin = await raw.plugins.createInOrg(emu.orgId!, {
-    name: 'failing plugin',
-    description: 'fails every message',
-    type: 'EVENT_HANDLER',
-    webhookUrl: hook.webhookUrl,
-    events: ['AGENT_MESSAGE_RECEIVED'],
-    scopes: ['AGENT_MESSAGE_WRITE'],
-  });
+  const plugin = await installedPlugin('failing plugin');
   pluginId = plugin.id;
   webhookSecret = String(plugin.webhookSecret);
-  await raw.plugins.verifyWebhook(pluginId);
-  await raw.agentPlugins.install('agent_nova', {
-    name: 'on nova',
-    pluginId,
+  return () => raw.close();
+});
+
+/** A plugin on the failing webhook, verified and installed on agent_nova. */
+async function installedPlugin(name: string) {
+  const plugin = await raw.plugins.createInOrg(emu.orgId!, {
+    name,
+    description: 'fails every message',
+    type: 'EVENT_HANDLER',
+    webhookUrl,
     events: ['AGENT_MESSAGE_RECEIVED'],
     scopes: ['AGENT_MESSAGE_WRITE'],
   });
-  return () => raw.close();
-});
+  await raw.plugins.verifyWebhook(plugin.id);
+  await raw.agentPlugins.install('agent_nova', {
+    name: `${name} on nova`,
+    pluginId: plugin.id,
+    events: ['AGENT_MESSAGE_RECEIVED'],
+    scopes: ['AGENT_MESSAGE_WRITE'],
+  });
+  return plugin;
+}
 
 /** A message event's data, as trigger_event takes it. */
 function messageData(content: string) {
@@ -133,12 +141,18 @@ describe('the plugin output in get_delivery', () => {
   });
 
   test('a delivery with no output linked says so and names follow_plugin_output', async () => {
+    // A plugin of its own, with no output posted: lines are linked by time, and the shared plugin's install ran within
+    // milliseconds of the other tests' message attempts, whose lines it may rightly claim.
+    const quiet = await installedPlugin('quiet plugin');
     const client = await mcpClient(connectTo(emu));
-    const installs = await raw.emulator.deliveries.list({
-      pluginId,
-      filters: { type: 'PLUGIN_INSTALLED' },
+    const install = await until('the quiet plugin install delivery answered', async () => {
+      const installs = await raw.emulator.deliveries.list({
+        pluginId: quiet.id,
+        filters: { type: 'PLUGIN_INSTALLED' },
+      });
+      return installs.data.find((delivery) => delivery.status === 'delivered');
     });
-    const got = await call(client, 'get_delivery', { deliveryId: installs.data[0].id });
+    const got = await call(client, 'get_delivery', { deliveryId: install.id });
     expect(got.isError, textOf(got)).toBeFalsy();
     expect(textOf(got)).toContain('No output of the plugin is linked');
     expect(textOf(got)).toContain('follow_plugin_output');
