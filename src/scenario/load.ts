@@ -2,9 +2,9 @@ import { readdir, stat } from 'node:fs/promises';
 import { join, parse, relative, resolve } from 'node:path';
 import { ProjectPathError, readProjectFile } from '../shared/project-file.js';
 import type { Scenario } from './schema.js';
-import { validateScenario, type ScenarioProblem } from './validate.js';
+import { MAX_DEPTH, nestedProblem, validateScenario, type ScenarioProblem } from './validate.js';
 import { jsonSyntaxProblem } from '../manifest/json-syntax.js';
-import { positionsOf } from './positions.js';
+import { nestedDeeperThan, positionsOf } from './positions.js';
 
 /** A file read: its scenario, or every problem it has. */
 export interface LoadedFile {
@@ -78,6 +78,14 @@ export async function loadScenarioFile(
       problems: [{ path: '$', message, fix: error instanceof ProjectPathError ? error.fix : fix }],
     };
   }
+  // Before JSON.parse: a file nested millions deep would take seconds and a gigabyte to parse and to report.
+  const tooDeep = nestedDeeperThan(text, MAX_DEPTH);
+  if (tooDeep)
+    return {
+      file,
+      scenario: null,
+      problems: [{ ...nestedProblem(tooDeep.path), ...tooDeep.position }],
+    };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

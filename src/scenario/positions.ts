@@ -27,21 +27,29 @@ function withAncestors(path: string): string[] {
   return out;
 }
 
-/** The index after the string that starts (with its `"`) at `from`. */
+/** The index after the string that starts (with its `"`) at `from`: the next `"` not escaped by a backslash. */
 function stringEnd(text: string, from: number): number {
-  let i = from + 1;
-  while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-  return i + 1;
+  let quote = text.indexOf('"', from + 1);
+  while (quote !== -1) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
+    quote = text.indexOf('"', quote + 1);
+  }
+  return text.length + 1;
 }
 
+/** What the walker meets: a key of an object, an item of a list, or an object or list opening at a depth. */
+type Visit =
+  | { kind: 'key' | 'item'; path: string; offset: number }
+  | { kind: 'open'; path: string; offset: number; depth: number };
+
 /**
- * The position of each of `paths` in `text` (a valid JSON text), or of its nearest ancestor that the
- * text has (a missing field is shown where its object is): a property at its key, an item of a list
- * where it begins. Walked without recursion: a file may nest deeper than the stack.
+ * Walks a JSON text without recursion (a file may nest deeper than the stack) and without parsing it, calling `visit`
+ * for each key, list item and opening bracket with its JSON path, until `visit` returns true. Returns the visit that
+ * stopped it, or null. The text is taken as JSON: on an invalid one, paths may be wrong, never the walk unbounded.
  */
-export function positionsOf(text: string, paths: string[]): Map<string, TextPosition> {
-  const wanted = new Set(paths.flatMap(withAncestors));
-  const offsets = new Map<string, number>();
+function walk(text: string, visit: (at: Visit) => boolean): Visit | null {
   const stack: Frame[] = [];
   let i = 0;
   while (i < text.length) {
@@ -64,9 +72,13 @@ export function positionsOf(text: string, paths: string[]): Map<string, TextPosi
     }
     if (top && !top.array && top.key === null) {
       const end = stringEnd(text, i);
-      top.key = JSON.parse(text.slice(i, end)) as string;
-      const path = top.path ? `${top.path}.${top.key}` : top.key;
-      if (wanted.has(path)) offsets.set(path, i);
+      top.key = keyOf(text.slice(i, end));
+      const at: Visit = {
+        kind: 'key',
+        path: top.path ? `${top.path}.${top.key}` : top.key,
+        offset: i,
+      };
+      if (visit(at)) return at;
       i = end;
       continue;
     }
@@ -77,16 +89,35 @@ export function positionsOf(text: string, paths: string[]): Map<string, TextPosi
         : top.path
           ? `${top.path}.${top.key}`
           : String(top.key);
-    if (top?.array && wanted.has(path)) offsets.set(path, i);
+    if (top?.array) {
+      const at: Visit = { kind: 'item', path, offset: i };
+      if (visit(at)) return at;
+    }
     if (c === '{' || c === '[') {
+      const at: Visit = { kind: 'open', path, offset: i, depth: stack.length };
+      if (visit(at)) return at;
       stack.push({ array: c === '[', path, index: 0, key: null });
       i++;
     } else if (c === '"') i = stringEnd(text, i);
     else while (i < text.length && !',}] \n\r\t'.includes(text[i])) i++;
   }
+  return null;
+}
+
+/** A key's text as JSON reads it; a key that is not a valid JSON string (the file will fail to parse) as written. */
+function keyOf(quoted: string): string {
+  try {
+    return JSON.parse(quoted) as string;
+  } catch {
+    return quoted.slice(1, -1);
+  }
+}
+
+/** The start offset of each line of `text`, and a function from an offset to its line and column. */
+function lineIndex(text: string): (offset: number) => TextPosition {
   const lineStarts = [0];
   for (let k = text.indexOf('\n'); k !== -1; k = text.indexOf('\n', k + 1)) lineStarts.push(k + 1);
-  const positionOf = (offset: number): TextPosition => {
+  return (offset) => {
     let low = 0;
     let high = lineStarts.length - 1;
     while (low < high) {
@@ -96,6 +127,51 @@ export function positionsOf(text: string, paths: string[]): Map<string, TextPosi
     }
     return { line: low + 1, column: offset - lineStarts[low] + 1 };
   };
+}
+
+/** Whether a JSON text opens an object or list `limit` or more levels deep: brackets counted, strings skipped. */
+function opensDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) i = stringEnd(text, i) - 1;
+    else if (c === 0x7b || c === 0x5b) {
+      if (depth >= limit) return true;
+      depth++;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/**
+ * The first object or list of a JSON text that opens `limit` or more levels deep (the top value is at level 0), with
+ * its JSON path (`$` for the top) and position, or null. Read from the text before it is parsed: JSON.parse of an 8 MB
+ * file nested four million deep takes seconds and a gigabyte, and every path below would be as long. The brackets are
+ * counted first (a file of normal depth is not walked for its paths).
+ */
+export function nestedDeeperThan(
+  text: string,
+  limit: number,
+): { path: string; position: TextPosition } | null {
+  if (!opensDeeperThan(text, limit)) return null;
+  const found = walk(text, (at) => at.kind === 'open' && at.depth >= limit);
+  if (!found) return null;
+  return { path: found.path || '$', position: lineIndex(text)(found.offset) };
+}
+
+/**
+ * The position of each of `paths` in `text` (a valid JSON text), or of its nearest ancestor that the
+ * text has (a missing field is shown where its object is): a property at its key, an item of a list
+ * where it begins.
+ */
+export function positionsOf(text: string, paths: string[]): Map<string, TextPosition> {
+  const wanted = new Set(paths.flatMap(withAncestors));
+  const offsets = new Map<string, number>();
+  walk(text, (at) => {
+    if (at.kind !== 'open' && wanted.has(at.path)) offsets.set(at.path, at.offset);
+    return false;
+  });
+  const positionOf = lineIndex(text);
   const out = new Map<string, TextPosition>();
   for (const path of paths) {
     const found = withAncestors(path).find((p) => offsets.has(p));

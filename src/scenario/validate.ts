@@ -479,13 +479,7 @@ export function validateScenario(
     return {
       ok: false,
       scenario: null,
-      problems: [
-        {
-          path: tooDeep,
-          message: `the scenario is nested more than ${MAX_DEPTH} levels deep here`,
-          fix: `flatten it: a scenario's objects and lists nest at most ${MAX_DEPTH} deep`,
-        },
-      ],
+      problems: [nestedProblem(tooDeep)],
     };
   for (const key of Object.keys(input)) {
     if (!TOP_FIELDS.includes(key))
@@ -609,6 +603,15 @@ function notAllowed(
 
 /** How deep a scenario's objects and lists may nest (a step's payload or inputs sit at about 5). */
 export const MAX_DEPTH = 64;
+
+/** The problem of a scenario nested deeper than MAX_DEPTH at `path`. */
+export function nestedProblem(path: string): ScenarioProblem {
+  return {
+    path,
+    message: `the scenario is nested more than ${MAX_DEPTH} levels deep here`,
+    fix: `flatten it: a scenario's objects and lists nest at most ${MAX_DEPTH} deep`,
+  };
+}
 
 /** The JSON path of the first object or list below `limit` levels, or null; walked without recursion. */
 function deeperThan(value: unknown, limit: number): string | null {
