@@ -10,6 +10,7 @@ import { styleFor } from '../../ui/style.js';
 import { pluginOfProject } from '../../dev/project-plugin.js';
 import { loadManifest } from '../../manifest/load.js';
 import { finishWhenStdoutCloses } from '../../ui/closed-stdout.js';
+import { normalizeBaseUrl } from '../../config/url.js';
 
 interface CheckFlags {
   plugin?: string;
@@ -53,11 +54,26 @@ async function findPlugin(
         plugin: null,
         why: 'no plugin deployed from this project here: pass --plugin PLUGIN_ID (or run `plugsmith dev`)',
       };
-    return { client, plugin: await client.plugins.get(pluginId), why: null };
+    const plugin = await client.plugins.get(pluginId);
+    // A URL named on the command line that is not this project's plugin's webhook is another webhook: its secret and
+    // its side effects are not this plugin's (unless --plugin says it is).
+    const url = input.args[0];
+    if (url && !o.plugin && !sameWebhook(url, plugin.webhookUrl))
+      return {
+        client,
+        plugin: null,
+        why: `${url} is not the webhook of this project's plugin ${plugin.id} (${plugin.webhookUrl ?? 'none'}): pass --plugin PLUGIN_ID to check a plugin's side too`,
+      };
+    return { client, plugin, why: null };
   } catch (error) {
     await client.close();
     throw error;
   }
+}
+
+/** Whether two webhook URLs reach the same webhook (any loopback host, a trailing slash and a default port alike). */
+function sameWebhook(a: string, b: string | null | undefined): boolean {
+  return typeof b === 'string' && normalizeBaseUrl(a) === normalizeBaseUrl(b);
 }
 
 /** The manifest's webhookUrl (with its ${VAR} filled from the environment), when there is a manifest. */
