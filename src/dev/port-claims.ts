@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { alive } from '../config/emulators.js';
 import { configDir } from '../config/paths.js';
 
@@ -9,6 +9,8 @@ import { configDir } from '../config/paths.js';
 // second (a monorepo's `npm run dev --workspaces`) would otherwise both find the default port free. A claim is made by
 // hard-linking a complete file to its name, which fails when the name exists: of two processes racing, one claims.
 // A claim whose process is gone (dev killed) is stale and taken over.
+// The same claim holds a project's plugin on one emulator (`dev-sessions/<hash>.json`): a second `dev` in the project,
+// against the same emulator, would deploy the plugin's webhook to its own port and take every delivery from the first.
 
 /** Who holds a port's claim. */
 export interface PortHolder {
@@ -16,20 +18,20 @@ export interface PortHolder {
   project: string | null;
 }
 
-/** A port this process claimed; release() gives it back (a claim of another is never removed). */
-export interface PortClaim {
-  port: number;
+/** Something this process claimed; release() gives it back (a claim of another is never removed). */
+export interface Claim {
   release(): Promise<void>;
+}
+
+/** A port this process claimed. */
+export interface PortClaim extends Claim {
+  port: number;
 }
 
 interface ClaimFile extends PortHolder {
   /** Tells two claims of one process apart (two sessions, or a claim released and made again). */
   claim: string;
   claimedAt: string;
-}
-
-function claimsDir(): string {
-  return join(configDir(), 'plugin-ports');
 }
 
 async function readClaim(path: string): Promise<ClaimFile | null> {
@@ -44,9 +46,31 @@ export async function claimPort(
   port: number,
   project: string | null,
 ): Promise<PortClaim | { heldBy: PortHolder }> {
-  const dir = claimsDir();
+  const claim = await claimName('plugin-ports', String(port), project);
+  return 'heldBy' in claim ? claim : { port, release: claim.release };
+}
+
+/**
+ * Claims a project's plugin on one emulator (`target`: manifest/state.ts's targetKey) for this process's `dev`; the
+ * holder when another living `dev` has it.
+ */
+export async function claimProjectPlugin(
+  manifestPath: string,
+  target: string,
+): Promise<Claim | { heldBy: PortHolder }> {
+  const key = createHash('sha256').update(`${manifestPath}\n${target}`).digest('hex');
+  return claimName('dev-sessions', key.slice(0, 32), dirname(manifestPath));
+}
+
+/** Claims `<config dir>/<folder>/<name>.json` by hard-linking a complete file to it; the holder when it is taken. */
+async function claimName(
+  folder: string,
+  name: string,
+  project: string | null,
+): Promise<Claim | { heldBy: PortHolder }> {
+  const dir = join(configDir(), folder);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const path = join(dir, `${port}.json`);
+  const path = join(dir, `${name}.json`);
   const mine: ClaimFile = {
     pid: process.pid,
     project,
@@ -60,7 +84,6 @@ export async function claimPort(
       try {
         await link(draft, path);
         return {
-          port,
           release: async () => {
             const current = await readClaim(path);
             if (current?.claim === mine.claim) await rm(path, { force: true });

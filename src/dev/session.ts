@@ -1,4 +1,6 @@
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { EXIT, UserError } from '../errors.js';
+import { targetKey } from '../manifest/state.js';
 import { deployManifest, type DeployOutcome } from '../manifest/deploy.js';
 import type { DeliveryAttemptNotice } from '#contract';
 import type { OutputLine } from '../shared/plugin-output.js';
@@ -6,7 +8,7 @@ import { DeliveryHold } from './delivery-hold.js';
 import { EmulatorLink } from './emulator-link.js';
 import type { LocalEmulator, LocalEmulatorOptions } from './local-emulator.js';
 import { ManifestWatch } from './manifest-watch.js';
-import type { PortClaim } from './port-claims.js';
+import { claimProjectPlugin, type Claim, type PortClaim } from './port-claims.js';
 import { choosePluginPort, claimPortNear, portOf } from './plugin-port.js';
 import { portIsFree } from './ports.js';
 import { PluginRunner } from './plugin-runner.js';
@@ -80,6 +82,8 @@ export class DevSession {
   /** The claim on the plugin's port (port-claims.ts), released at stop(); whether the port may move (the manifest's default). */
   private portClaim: PortClaim | null = null;
   private portMovable = false;
+  /** The claim on this project's plugin on this emulator (port-claims.ts), released at stop(). */
+  private pluginClaim: Claim | null = null;
   /** The plugin answered its challenge once: from then on a taken port is the user's to fix, not a reason to move. */
   private ready = false;
   private moving = false;
@@ -160,12 +164,6 @@ export class DevSession {
     });
     this.portClaim = choice.claim;
     this.portMovable = choice.movable;
-    if (choice.moved) {
-      this.movedPluginPort = choice.moved.port;
-      this.report.warn(
-        `${choice.moved.why}: the plugin gets PORT=${choice.moved.port} instead, and its webhook URL is deployed with it (--plugin-port picks one)`,
-      );
-    }
     this.link = await EmulatorLink.open(
       {
         manifestPath: o.manifestPath,
@@ -180,6 +178,14 @@ export class DevSession {
       this.report,
     );
     const emu = this.link.emulator;
+    // A second dev of this project is refused before it says anything of the port it would have used.
+    await this.claimPlugin(emu);
+    if (choice.moved) {
+      this.movedPluginPort = choice.moved.port;
+      this.report.warn(
+        `${choice.moved.why}: the plugin gets PORT=${choice.moved.port} instead, and its webhook URL is deployed with it (--plugin-port picks one)`,
+      );
+    }
     await this.report.emulatorReady?.({
       url: emu.url,
       messagingUrl: emu.messagingUrl,
@@ -233,6 +239,27 @@ export class DevSession {
     await this.secretCheck;
     await this.link?.close();
     await this.portClaim?.release();
+    await this.pluginClaim?.release();
+  }
+
+  /**
+   * Holds this project's plugin on this emulator for this dev: a second dev of the project against the same emulator
+   * would deploy the webhook to its own plugin's port and take every delivery from the first, which would say nothing.
+   * Without a writable config dir there are no claims, as for ports.
+   */
+  private async claimPlugin(emu: LocalEmulator): Promise<void> {
+    const target = targetKey({ storeId: emu.storeId, baseUrl: emu.url });
+    const claim = await claimProjectPlugin(resolve(this.options.manifestPath), target).catch(
+      () => null,
+    );
+    if (claim && 'heldBy' in claim) {
+      const pid = claim.heldBy.pid > 0 ? ` (pid ${claim.heldBy.pid})` : '';
+      throw new UserError(
+        `another \`plugsmith dev\`${pid} runs this project's plugin on the emulator at ${emu.url}: a second one would take its webhook and every delivery. Stop that one first (Ctrl+C in its terminal), or give this one an emulator of its own (--data-dir DIR)`,
+        EXIT.CONFLICT,
+      );
+    }
+    this.pluginClaim = claim;
   }
 
   /**
