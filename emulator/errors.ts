@@ -27,6 +27,13 @@ export const notFound = (what: string, id?: string) =>
   new HttpError('NOT_FOUND', id === undefined ? `${what} not found` : `${what} ${id} not found`);
 export const conflict = (message: string) => new HttpError('CONFLICT', message);
 
+/** An unexpected error as the emulator's log tells it: its name and message, then its stack. */
+export function errorForLog(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const stack = error.stack ? `\n${error.stack}` : '';
+  return `${error.name}: ${error.message}${stack}`;
+}
+
 /** The record, or a 404 naming what was looked for. */
 export function found<T>(record: T | null | undefined, what: string, id: string): T {
   if (!record) throw notFound(what, id);

@@ -110,7 +110,10 @@ export interface EmulatorOptions {
   faults?: string;
   /** The seed the faults are drawn from (default: a random one, printed when faults are on); the same seed and events meet the same faults. */
   faultsSeed?: string | number;
-  /** Where the emulator writes its notes (the fault profile and seed in force at start, a failure inside it during a delivery attempt); default: stderr. */
+  /**
+   * Where the emulator writes its notes (the fault profile and seed in force at start, a failure inside it during a
+   * delivery attempt, a reply or an event the store refused, a failing listener of deliveries); default: stderr.
+   */
   log?: (line: string) => void;
   /** The durable store: how many journal lines or bytes trigger a compaction into the snapshot (defaults 200,000 and 128 MiB; for tests). */
   store?: { compactAfter?: { lines?: number; bytes?: number } };
@@ -263,7 +266,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     });
     const messaging = new Messaging(
       { store, db, dispatcher },
-      { ...options.messaging, llm: options.llm },
+      { ...options.messaging, llm: options.llm, log },
     );
     await messaging.finishInterrupted();
     const services: EmulatorServices = {

@@ -1,5 +1,7 @@
+import { errorForLog } from '../errors.js';
 import type { MessageRecord, MessageType } from '../model.js';
 import { newId, nowIso } from '../store/ids.js';
+import { StoreClosed } from '../store/store.js';
 import { sseFrame, type ConversationStreams } from './conversation-streams.js';
 
 /** The client-side event every packet of a character message is sent as. */
@@ -18,6 +20,8 @@ export interface LiveReplyHost {
   saveMessage(message: MessageRecord): Promise<void>;
   /** Called once, when the final packet has been sent. */
   ended(reply: LiveReply): void;
+  /** Tells the emulator's log (stderr, or startEmulator's `log`) of a failure no request answers. */
+  report(line: string): void;
 }
 
 /** The words a failed reply ends with, appended to the text so far so every packet still extends the last. */
@@ -108,10 +112,42 @@ export class LiveReply {
   }
 
   private persist(message: MessageRecord): void {
-    this.writes = Promise.all([this.writes, this.host.saveMessage(message)]).then(
-      () => undefined,
-      () => undefined, // the store closed under a reply (shutdown): the next start marks it interrupted
+    const write = this.host
+      .saveMessage(message)
+      .catch((error: unknown) => this.writeRefused(message, error));
+    this.writes = Promise.all([this.writes, write]).then(() => undefined);
+  }
+
+  /**
+   * A write of the message was refused. The store closing under a reply (shutdown) is expected: the next start marks the
+   * reply interrupted. Anything else (a full disk, a bug) is told in the log; and since a refused final record leaves the
+   * message streaming in the store, its end is stored once more with the failure on it, as a delivery's failed attempt is.
+   */
+  private async writeRefused(message: MessageRecord, error: unknown): Promise<void> {
+    if (error instanceof StoreClosed) return;
+    this.host.report(
+      `plugsmith emulator: reply message ${this.id} of conversation ${this.conversationId} could not be stored: ${errorForLog(error)}`,
     );
+    // A packet before the last: the final record, written later, holds the whole message.
+    if (message.isStreaming) return;
+    const failure: ReplyFailure = {
+      code: 'NOT_STORED',
+      message: "the emulator could not store the end of this reply (the emulator's log says why)",
+    };
+    const traced: MessageRecord = {
+      ...message,
+      content: message.content + failureText(message.content, failure),
+      error: failure,
+      updatedAt: nowIso(),
+    };
+    try {
+      await this.host.saveMessage(traced);
+    } catch (again) {
+      if (again instanceof StoreClosed) return;
+      this.host.report(
+        `plugsmith emulator: reply message ${this.id} keeps what the store last had of it (streaming, it is ended INTERRUPTED at the next start): its end could not be stored either: ${again instanceof Error ? again.message : String(again)}`,
+      );
+    }
   }
 
   private armIdleTimer(): void {

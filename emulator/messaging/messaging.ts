@@ -1,8 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { CharacterRecord, ConversationRecord, MessageRecord } from '../model.js';
 import type { AgentMessageWrite } from '#contract';
-import { HttpError, badRequest, conflict, detail, notFound } from '../errors.js';
+import { HttpError, badRequest, conflict, detail, errorForLog, notFound } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
+import { StoreClosed } from '../store/store.js';
 import {
   createReplyEngines,
   ReplyEngineError,
@@ -78,16 +79,22 @@ export class Messaging implements LiveReplyHost {
   private readonly queues = new Map<string, Promise<void>>();
   private readonly controllers = new Set<AbortController>();
   private readonly engineFor: EngineFor;
+  /** Where a failure no request answers is told (a reply or an event the store refused); default stderr. */
+  private readonly log: (line: string) => void;
   /** Bumped by reset/close so queued replies of before do not start afterwards. */
   private generation = 0;
 
   constructor(
     private readonly services: MessagingDeps,
-    private readonly options: MessagingOptions & { llm?: OpenAiEngineOptions } = {},
+    private readonly options: MessagingOptions & {
+      llm?: OpenAiEngineOptions;
+      log?: (line: string) => void;
+    } = {},
   ) {
     this.streams = new ConversationStreams(options.keepAliveMs, options.streamBuffers);
     this.engineFor = createReplyEngines({ llm: options.llm });
     this.maxStreamsPerApiKey = options.maxStreamsPerApiKey ?? MAX_STREAMS_PER_API_KEY;
+    this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
   }
 
   /** Ends, in the store, replies that were streaming when the emulator last stopped. */
@@ -169,7 +176,8 @@ export class Messaging implements LiveReplyHost {
       ? replyingInstances(this.services.db, character.agentId)
       : [];
     if (character.agentId && replying.length > 0) {
-      // Plugin-driven: the plugin writes the reply; a delivery problem shows in the delivery log, not in this request.
+      // Plugin-driven: the plugin writes the reply; a delivery problem shows in the delivery log, not in this request
+      // (and an event that could not even be logged, in the reply: deliveryRefused).
       const data = {
         agentId: character.agentId,
         characterId: character.id,
@@ -178,7 +186,7 @@ export class Messaging implements LiveReplyHost {
       };
       await this.services.dispatcher
         .emitForInstances(AGENT_MESSAGE_RECEIVED, replying, data)
-        .catch(() => undefined);
+        .catch((error: unknown) => this.deliveryRefused(conversation.id, message, error));
     } else if (character.engine === 'plugin') {
       this.failAtOnce(conversation.id, {
         code: 'NOT_CONFIGURED',
@@ -335,6 +343,11 @@ export class Messaging implements LiveReplyHost {
     return { message, created: false };
   }
 
+  /** LiveReplyHost: tells the emulator's log. */
+  report(line: string): void {
+    this.log(line);
+  }
+
   /** LiveReplyHost: a reply sent its final packet. */
   ended(reply: LiveReply): void {
     this.live.delete(reply.id);
@@ -389,6 +402,23 @@ export class Messaging implements LiveReplyHost {
 
   private failAtOnce(conversationId: string, failure: ReplyFailure): void {
     this.startReply(conversationId, 'engine').fail(failure);
+  }
+
+  /**
+   * AGENT_MESSAGE_RECEIVED could not even be logged as a delivery, so no plugin will reply. The store closing (the emulator
+   * stopping under the request) is expected. Anything else (a full disk, a bug) is told in the log, and the reply ends at
+   * once with the failure, as for a character no one answers for: the conversation never waits for a reply that cannot come.
+   */
+  private deliveryRefused(conversationId: string, message: MessageRecord, error: unknown): void {
+    if (error instanceof StoreClosed) return;
+    this.report(
+      `plugsmith emulator: ${AGENT_MESSAGE_RECEIVED} for message ${message.id} of conversation ${conversationId} could not be sent: ${errorForLog(error)}`,
+    );
+    this.failAtOnce(conversationId, {
+      code: 'DELIVERY_FAILED',
+      message:
+        "the emulator could not send this message to the agent's plugin (the emulator's log says why)",
+    });
   }
 
   private enqueueEngineReply(

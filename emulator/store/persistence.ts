@@ -5,7 +5,7 @@ import { ownerOnlyDir } from './data-dir.js';
 import { Journal } from './journal.js';
 import { acquireLock, releaseLock } from './lock.js';
 import { pauseAt } from './pause.js';
-import { StoreError, type BaseRecord } from './record.js';
+import { StoreClosed, StoreError, type BaseRecord } from './record.js';
 import {
   isSnapshotTemporary,
   readSnapshot,
@@ -69,7 +69,7 @@ export class Persistence {
   append(line: string, undo?: () => void): Promise<void> {
     if (this.closed || !this.journal) {
       undo?.();
-      return Promise.reject(new Error('the store is closed'));
+      return Promise.reject(new StoreClosed());
     }
     const done = this.journal.append(line, undo);
     const { lines = COMPACT_LINES, bytes = COMPACT_BYTES } = this.compactAfter;

@@ -6,6 +6,13 @@ export type BaseRecord = { id: string };
 /** A refusal to open a data dir or to read what is in it, with a message meant for the person running the emulator. */
 export class StoreError extends Error {}
 
+/** A write refused because the store is closed: what a write meets while the emulator stops, never a bug. */
+export class StoreClosed extends Error {
+  constructor() {
+    super('the store is closed');
+  }
+}
+
 /** How deep a record may nest: JSON.stringify recurses, and the journal, snapshot and export wrap it deeper. */
 const MAX_RECORD_DEPTH = 1000;
 

@@ -1,12 +1,18 @@
 import { Collection, type PendingChange } from './collection.js';
 import { Persistence, type CompactAfter } from './persistence.js';
 import { pauseAt } from './pause.js';
-import { serializeRecord, type BaseRecord } from './record.js';
+import { serializeRecord, StoreClosed, type BaseRecord } from './record.js';
 import { Replacements, type ReplaceReason } from './replacements.js';
 
 export { Collection } from './collection.js';
 export { SCHEMA_VERSION } from './snapshot.js';
-export { RecordRefused, serializeRecord, StoreError, type BaseRecord } from './record.js';
+export {
+  RecordRefused,
+  serializeRecord,
+  StoreClosed,
+  StoreError,
+  type BaseRecord,
+} from './record.js';
 export type { ReplaceReason, StoreReplaced } from './replacements.js';
 
 export interface StoreOptions {
@@ -100,7 +106,7 @@ export class Store {
    * the changes are undone before the returned promise rejects: a refused write can be neither read nor built upon.
    */
   private commit(changes: PendingChange[]): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('the store is closed'));
+    if (this.closed) return Promise.reject(new StoreClosed());
     const lines: string[] = [];
     const undos: Array<() => void> = [];
     for (const change of changes) {
@@ -151,7 +157,7 @@ export class Store {
     }
     return async () => {
       await pauseAt('import-start');
-      if (this.closed) throw new Error('the store is closed');
+      if (this.closed) throw new StoreClosed();
       if (!this.persistence) {
         for (const [c, records] of prepared) c.replaceAll(records);
         this.replacements.announce(reason);

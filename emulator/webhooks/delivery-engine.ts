@@ -78,7 +78,12 @@ export class DeliveryEngine {
     this.report = settings.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.http = new Agent({ connect: { timeout: this.options.timeoutMs } });
     this.slots = new DeliverySlots(this.options.concurrency, this.options.perPluginConcurrency);
-    this.log = new DeliveryLog(this.db, this.options.logLimit, (id) => this.inFlight.has(id));
+    this.log = new DeliveryLog(
+      this.db,
+      this.options.logLimit,
+      (id) => this.inFlight.has(id),
+      this.report,
+    );
     this.holds = new DeliveryHolds((pluginId, why) => this.holdEnded(pluginId, why));
     this.faultedIo = {
       send: (record) => this.send(record),
@@ -152,7 +157,11 @@ export class DeliveryEngine {
     if (this.attemptListeners.size === 0) return;
     const view = presentDelivery(record);
     for (const listener of this.attemptListeners)
-      safely(() => listener({ delivery: view, attempt }));
+      safely(
+        () => listener({ delivery: view, attempt }),
+        this.report,
+        `delivery ${view.id}'s attempts`,
+      );
   }
 
   /** How many deliveries of a plugin wait for its hold to end. */

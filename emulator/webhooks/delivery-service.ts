@@ -1,3 +1,4 @@
+import { errorForLog } from '../errors.js';
 import type { Db, DeliveryRecord, DeliveryStatus, EventKind } from '../model.js';
 
 /** A delivery as the log shows it: everything but the signing secret. */
@@ -28,6 +29,8 @@ export class DeliveryLog {
     private readonly logLimit: number,
     /** Whether a delivery has an attempt under way (it is never pruned then). */
     private readonly busy: (id: string) => boolean,
+    /** Where a failing listener is told of (the emulator's log). */
+    private readonly report: (line: string) => void,
   ) {}
 
   /**
@@ -36,7 +39,8 @@ export class DeliveryLog {
    */
   async save(record: DeliveryRecord): Promise<void> {
     const done = this.db.deliveries.put(record);
-    for (const listener of this.changeListeners) safely(() => listener(record));
+    for (const listener of this.changeListeners)
+      safely(() => listener(record), this.report, `delivery ${record.id}'s changes`);
     const slack = Math.max(1, Math.floor(this.logLimit / 10));
     if (
       record.status !== 'pending' &&
@@ -109,11 +113,17 @@ function matches(record: DeliveryRecord, match: DeliveryMatch): boolean {
   );
 }
 
-/** Runs a listener; its failure must not break delivery. */
-export function safely(fn: () => void): void {
+/**
+ * Runs a listener of the delivery log or of attempts, so that its failure cannot fail the delivery, and tells the
+ * emulator's log of any: none is expected (the delivery stream's listener checks that its client is still there before
+ * writing, and `waitFor`'s only compares), so a throw is a bug to see, not one to hide.
+ */
+export function safely(listener: () => void, report: (line: string) => void, about: string): void {
   try {
-    fn();
-  } catch {
-    // ignored
+    listener();
+  } catch (error) {
+    report(
+      `plugsmith emulator: a listener of ${about} failed inside the emulator (please report this): ${errorForLog(error)}`,
+    );
   }
 }

@@ -1,0 +1,179 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, onTestFinished, test } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
+import { createClient } from '../../src/client/index.js';
+import { api, call, emulator, own, until } from '../kit/index.js';
+import { servePlugin } from '../kit/plugin-server.js';
+import { smallDisk, type SmallDisk } from '../kit/small-disk.js';
+
+// Messaging writes the store where no request is told of a refusal: a reply's packets, and the
+// AGENT_MESSAGE_RECEIVED a user message sends. Both refusals were swallowed: a reply whose end the disk
+// refused stayed streaming in the store (polling clients waited for it until the next start), and a user
+// message whose event could not be logged got no delivery, no reply and no word anywhere. Now both are
+// told in the emulator's log, and the conversation gets the failure as a reply's error. The store
+// closing under them (the emulator stopping) is the one refusal still taken quietly. The disk is a
+// real 3 MiB tmpfs (mounted as root), or ENOSPC injected into node:fs where mounting is refused.
+
+let disk: SmallDisk;
+beforeAll(() => {
+  disk = smallDisk();
+});
+afterAll(() => disk?.remove());
+
+/** Larger than a memory page, so that no tmpfs page the journal already has can hold a line carrying it. */
+const LONG_TEXT = 'x'.repeat(9000);
+
+interface Setup {
+  emu: Emulator;
+  /** What the emulator wrote to its log. */
+  lines: string[];
+  /** The installation access token of the plugin installed on agent_nova. */
+  token: string;
+  /** The texts of the AGENT_MESSAGE_RECEIVED events the plugin got. */
+  received: string[];
+}
+
+/**
+ * An emulator whose data dir is on the small disk, with a plugin installed on agent_nova (subscribed to
+ * `events`) that may write its character's replies. The disk is full for one write only: the emulator's
+ * first line in its log (its word about the refusal) frees it, so that what it stores next can be stored.
+ */
+async function pluginOnNova(dataDir: string, events: string[]): Promise<Setup> {
+  // Whatever the test saw, the next one starts with space.
+  onTestFinished(() => disk.free());
+  const lines: string[] = [];
+  const emu = await emulator({
+    dataDir: join(disk.dir, dataDir),
+    log: (line) => {
+      lines.push(line);
+      disk.free();
+    },
+  });
+  const client = createClient({ baseUrl: emu.url, token: emu.token! });
+  own(() => client.close());
+  let token = '';
+  const received: string[] = [];
+  const pluginId = await servePlugin(
+    emu,
+    client,
+    {
+      name: 'writer',
+      description: "writes Nova's replies",
+      type: 'EVENT_HANDLER',
+      events,
+      scopes: ['AGENT_MESSAGE_WRITE'],
+    },
+    {
+      PLUGIN_INSTALLED: (event) => {
+        token = event.data.accessToken;
+      },
+      AGENT_MESSAGE_RECEIVED: (event) => {
+        received.push(event.data.message.content);
+      },
+    },
+  );
+  await api(emu).data('POST', '/api/agents/agent_nova/plugins', {
+    name: 'writer',
+    pluginId,
+    events,
+    scopes: ['AGENT_MESSAGE_WRITE'],
+  });
+  await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId });
+  expect(token).not.toBe('');
+  return { emu, lines, token, received };
+}
+
+async function newConversation(emu: Emulator): Promise<string> {
+  const created = await call(emu.messagingUrl, 'POST', '/conversations', {
+    bearer: emu.apiKey,
+    body: { characterId: 'char_nova' },
+  });
+  expect(created.status).toBe(201);
+  return created.body.data.id;
+}
+
+async function messagesOf(emu: Emulator, conversationId: string) {
+  const listed = await call(emu.messagingUrl, 'GET', `/conversations/${conversationId}/messages`, {
+    bearer: emu.apiKey,
+  });
+  expect(listed.status).toBe(200);
+  return listed.body.data as Array<{
+    id: string;
+    sender: string;
+    content: string;
+    isStreaming: boolean;
+    error?: { code: string; message: string };
+  }>;
+}
+
+test('a reply whose end the full disk refused is told in the log, and its end is stored with the failure on it', async () => {
+  const { emu, lines, token } = await pluginOnNova('reply', []);
+  const conversationId = await newConversation(emu);
+  const path = `/api/agents/agent_nova/conversations/${conversationId}/messages`;
+  const first = await call(emu.url, 'POST', path, {
+    bearer: token,
+    body: { content: LONG_TEXT, isStreaming: true },
+  });
+  expect(first.status).toBe(201);
+  const messageId: string = first.body.data.id;
+
+  disk.fill();
+  const last = await call(emu.url, 'POST', path, {
+    bearer: token,
+    body: { messageId, content: LONG_TEXT, isStreaming: false },
+  });
+  expect(last.status).toBe(200);
+
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(
+    new RegExp(
+      `^plugsmith emulator: reply message ${messageId} of conversation ${conversationId} could not be stored: Error: ENOSPC`,
+    ),
+  );
+  // Stored ended, not left streaming: its text so far, then the failure.
+  const reply = (await messagesOf(emu, conversationId)).find((m) => m.id === messageId);
+  expect(reply).toMatchObject({
+    isStreaming: false,
+    content: `${LONG_TEXT}${LONG_TEXT}\n\n[error: the emulator could not store the end of this reply (the emulator's log says why)]`,
+    error: { code: 'NOT_STORED' },
+  });
+});
+
+test('a user message whose AGENT_MESSAGE_RECEIVED the full disk refused is told in the log, and its reply ends at once with the failure', async () => {
+  const { emu, lines, received } = await pluginOnNova('event', ['AGENT_MESSAGE_RECEIVED']);
+  const conversationId = await newConversation(emu);
+  // The disk fills once the event's delivery is in memory, before its journal line is written (a later turn).
+  const filled = emu
+    .waitForDelivery({ type: 'AGENT_MESSAGE_RECEIVED', status: 'pending' })
+    .then(() => disk.fill());
+
+  const sent = await call(emu.messagingUrl, 'POST', `/conversations/${conversationId}/messages`, {
+    bearer: emu.apiKey,
+    body: { content: LONG_TEXT },
+  });
+  expect(sent.status).toBe(201);
+  await filled;
+
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(
+    new RegExp(
+      `^plugsmith emulator: AGENT_MESSAGE_RECEIVED for message ${sent.body.data.id} of conversation ${conversationId} could not be sent: Error: ENOSPC`,
+    ),
+  );
+  const reply = await until(
+    'the reply that says the message was not sent',
+    async () =>
+      (await messagesOf(emu, conversationId)).find(
+        (m) => m.sender === 'CHARACTER' && !m.isStreaming,
+      ),
+    10_000,
+  );
+  expect(reply.error).toEqual({
+    code: 'DELIVERY_FAILED',
+    message:
+      "the emulator could not send this message to the agent's plugin (the emulator's log says why)",
+  });
+  // The refused delivery was taken back: nothing was sent, nothing will be retried.
+  expect(emu.deliveries.list({ type: 'AGENT_MESSAGE_RECEIVED', status: 'any' })).toEqual([]);
+  expect(received).toEqual([]);
+});
