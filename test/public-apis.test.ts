@@ -35,16 +35,31 @@ const files = [
   join(root, 'tsup.config.ts'),
 ];
 
-/** Every module specifier a file imports, requires or resolves, and every string naming a package's script file. */
+/** A call of the require function createRequire makes, made at once: `createRequire(import.meta.url)('…')`. */
+const CREATED_REQUIRE_CALL = /\bcreateRequire\s*\((?:[^()]|\([^()]*\))*\)\s*\(\s*['"]([^'"]+)['"]/g;
+
+/** The names a module gives the require functions it makes: `const load = createRequire(import.meta.url)`. */
+function requireFunctionNames(text: string): string[] {
+  const bound = /\b(?:const|let|var)\s+([\w$]+)\s*=\s*createRequire\s*\(/g;
+  return [...text.matchAll(bound)].map((match) => match[1]!);
+}
+
+/** Every module specifier a file imports, requires (with `require`, a require function it made, or one made and called at once) or resolves, and every string naming a package's script file. */
 function specifiers(text: string): string[] {
   const loaded =
     /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*|\.resolve\s*\(\s*)['"]([^'"]+)['"]/g;
+  const required = requireFunctionNames(text).flatMap((name) => [
+    ...text.matchAll(
+      new RegExp(`(?<![\\w$.])${name.replace(/\$/g, '\\$')}\\s*\\(\\s*['"]([^'"]+)['"]`, 'g'),
+    ),
+  ]);
   const scriptFiles = /['"]((?:@[\w.-]+\/)?[\w.-]+\/[\w./-]+\.[cm]?js)['"]/g;
   const named = [...text.matchAll(scriptFiles)]
     .map((match) => match[1]!)
     .filter((specifier) => existsSync(join(root, 'node_modules', splitSpecifier(specifier)[0])));
+  const calls = [...text.matchAll(loaded), ...text.matchAll(CREATED_REQUIRE_CALL), ...required];
   // A specifier holds no white space: a match across lines is a string that only looks like one.
-  return [...new Set([...[...text.matchAll(loaded)].map((match) => match[1]!), ...named])].filter(
+  return [...new Set([...calls.map((match) => match[1]!), ...named])].filter(
     (specifier) => !/\s/.test(specifier),
   );
 }
@@ -127,9 +142,32 @@ describe('public APIs only', () => {
     ]);
     expect(specifiers("import { x } from 'lowdb/node';")).toEqual(['lowdb/node']);
     expect(specifiers("const out = 'dist/cli.js';")).toEqual([]);
+    // A package's file without its extension, through a require function of the module's own.
+    expect(specifiers("const x = require('ajv-formats/dist/formats');")).toEqual([
+      'ajv-formats/dist/formats',
+    ]);
+    expect(
+      specifiers(
+        "const { fullFormats } = createRequire(import.meta.url)('ajv-formats/dist/formats');",
+      ),
+    ).toEqual(['ajv-formats/dist/formats']);
+    expect(
+      specifiers(
+        "const load = createRequire(pathToFileURL(here));\nconst { fullFormats } = load('ajv-formats/dist/formats');",
+      ),
+    ).toEqual(['ajv-formats/dist/formats']);
+    expect(specifiers("createRequire(import.meta.url).resolve('undici/lib/core/util')")).toEqual([
+      'undici/lib/core/util',
+    ]);
+    expect(
+      specifiers(
+        "const load = createRequire(import.meta.url);\nconst again = () => reload('ajv-formats/dist/formats');",
+      ),
+    ).toEqual([]);
     expect(offers('undici', 'lib/api/api-request.js')).toBe(false);
     expect(offers('lowdb', 'node')).toBe(true);
     expect(offers('ajv', 'dist/2020.js')).toBe(true);
     expect(offers('ajv-formats', 'dist/formats.js')).toBe(false);
+    expect(offers('ajv-formats', 'dist/formats')).toBe(false);
   });
 });

@@ -12,8 +12,10 @@ export const MAX_FORMAT_LENGTH = 4096;
 
 const UNCAPPED = new Set(['byte']);
 
-/** ajv-formats' formats (full mode), read from an Ajv it added them to: its public API, unlike its dist/formats.js. */
-const fullFormats = addFormats.default(new Ajv({ logger: false }), { keywords: false }).formats;
+/** ajv-formats' formats (full mode), read from an Ajv it added them to: its public API, unlike its dist/formats.js. The tests compare the bounded checks with these. */
+export const fullFormats = addFormats.default(new Ajv({ logger: false }), {
+  keywords: false,
+}).formats;
 
 type Check = (value: string) => boolean;
 

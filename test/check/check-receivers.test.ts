@@ -1,13 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ORG, useCliEnv } from '../cli/cli-env.js';
-import { startReceiver, type Receiver, type ReceiverKind } from './receivers.js';
+import { ORG, useCliEnv } from '../kit/cli-env.js';
+import {
+  startEventHandler,
+  type EventHandler,
+  type EventHandlerKind,
+} from '../kit/event-handlers.js';
 
 // `plugsmith check`, spawned as a process, against receivers written for the test (real HTTP
-// servers, see receivers.ts), each an EVENT_HANDLER installed on an agent of a real emulator so
+// servers, see test/kit/event-handlers.ts), each an EVENT_HANDLER installed on an agent of a real emulator so
 // that the side-effect checks can count the messages it writes.
 
 const t = useCliEnv();
-const receivers = new Map<ReceiverKind, { receiver: Receiver; pluginId: string }>();
+const receivers = new Map<EventHandlerKind, { receiver: EventHandler; pluginId: string }>();
 
 const ALL_CHECKS = [
   'challenge',
@@ -25,8 +29,10 @@ const ALL_CHECKS = [
   'answer-time',
 ];
 
-async function installed(kind: ReceiverKind): Promise<{ receiver: Receiver; pluginId: string }> {
-  const receiver = await startReceiver(kind, t.emu.url);
+async function installed(
+  kind: EventHandlerKind,
+): Promise<{ receiver: EventHandler; pluginId: string }> {
+  const receiver = await startEventHandler(kind, t.emu.url);
   const plugin = await t.api.plugins.createInOrg(ORG, {
     name: `${kind} receiver`,
     type: 'EVENT_HANDLER',
@@ -56,7 +62,7 @@ afterAll(async () => {
   for (const { receiver } of receivers.values()) await receiver.close();
 });
 
-async function check(kind: ReceiverKind, extra: string[] = []) {
+async function check(kind: EventHandlerKind, extra: string[] = []) {
   const { receiver, pluginId } = receivers.get(kind)!;
   const run = await t.cli(['check', receiver.url, '--plugin', pluginId, '--json', ...extra]);
   let report: any;

@@ -2,7 +2,7 @@ import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
-import { ORG, useCliEnv } from '../cli/cli-env.js';
+import { ORG, useCliEnv } from '../kit/cli-env.js';
 import { freePort } from '../kit/ports.js';
 
 // Every template passes every check: a project made by `plugsmith init` (this package symlinked in

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest';
-import { jsonFile, ORG, useCliEnv } from './cli-env.js';
+import { jsonFile, ORG, useCliEnv } from '../kit/cli-env.js';
 
 const t = useCliEnv();
 let pluginId: string;

@@ -4,7 +4,7 @@ import { open, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { CLI, type CliResult } from '../kit/cli-process.js';
-import { useCliEnv } from './cli-env.js';
+import { useCliEnv } from '../kit/cli-env.js';
 
 const t = useCliEnv();
 

@@ -2,7 +2,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test, type TestContext } from 'vitest';
-import { API_KEY, ORG, OWNER_TOKEN, useCliEnv } from './cli-env.js';
+import { API_KEY, ORG, OWNER_TOKEN, useCliEnv } from '../kit/cli-env.js';
 import { deadUrl as refusedUrl } from '../kit/index.js';
 
 const t = useCliEnv();

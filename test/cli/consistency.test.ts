@@ -6,7 +6,7 @@ import { commands, groups } from '../../src/commands/registry.js';
 import { main } from '../../src/main.js';
 import type { Io } from '../../src/ui/io.js';
 import { runCli } from '../kit/cli-process.js';
-import { jsonFile, ORG, useCliEnv } from './cli-env.js';
+import { jsonFile, ORG, useCliEnv } from '../kit/cli-env.js';
 import { deadUrl, server } from '../kit/index.js';
 
 // One CLI that behaves the same everywhere: bare groups print help, every platform command takes

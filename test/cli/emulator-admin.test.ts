@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, test } from 'vitest';
-import { jsonFile, ORG, OWNER_TOKEN, useCliEnv } from './cli-env.js';
+import { jsonFile, ORG, OWNER_TOKEN, useCliEnv } from '../kit/cli-env.js';
 
 const t = useCliEnv();
 

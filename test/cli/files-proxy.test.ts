@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { ORG, useCliEnv } from './cli-env.js';
+import { ORG, useCliEnv } from '../kit/cli-env.js';
 
 // `plugsmith files upload` behind what sits between a CLI and a platform in practice: a proxy or
 // gateway that refuses a GET with a body (as Prism does, 501), and a platform with only the spec's

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, test } from 'vitest';
 import { CLI } from '../kit/cli-process.js';
-import { ORG, useCliEnv } from './cli-env.js';
+import { ORG, useCliEnv } from '../kit/cli-env.js';
 
 const t = useCliEnv();
 const parent = ['--parent-type', 'ORG', '--parent-id', ORG];

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { commands } from '../../src/commands/registry.js';
 import { buildProgram, main } from '../../src/main.js';
 import type { Io } from '../../src/ui/io.js';
-import { useCliEnv } from './cli-env.js';
+import { useCliEnv } from '../kit/cli-env.js';
 
 const t = useCliEnv();
 

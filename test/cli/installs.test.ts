@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { createWebhookHandler, type WebhookEvent } from '../../src/shared/webhooks/index.js';
-import { ORG, useCliEnv } from './cli-env.js';
+import { ORG, useCliEnv } from '../kit/cli-env.js';
 import { server } from '../kit/index.js';
 
 // `handlers` and `apps` install EVENT_HANDLER and APP plugins the way `providers` installs data

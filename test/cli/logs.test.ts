@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { spawnCli } from '../kit/cli-process.js';
-import { ORG, useCliEnv } from './cli-env.js';
+import { ORG, useCliEnv } from '../kit/cli-env.js';
 import { receiver, refuse, type Receiver, until } from '../kit/index.js';
 
 const t = useCliEnv();

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { CLI } from '../kit/cli-process.js';
-import { ORG, OWNER_TOKEN, useCliEnv } from './cli-env.js';
+import { ORG, OWNER_TOKEN, useCliEnv } from '../kit/cli-env.js';
 import { deadUrl as refusedUrl, json, receiver } from '../kit/index.js';
 
 const t = useCliEnv();

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest';
-import { jsonFile, ORG, useCliEnv, VIEWER_TOKEN } from './cli-env.js';
+import { jsonFile, ORG, useCliEnv, VIEWER_TOKEN } from '../kit/cli-env.js';
 import { receiver, refuse, type Receiver } from '../kit/index.js';
 
 const t = useCliEnv();

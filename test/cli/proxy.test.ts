@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../kit/cli-process.js';
 import { own } from '../kit/index.js';
-import { ORG, useCliEnv } from './cli-env.js';
+import { ORG, useCliEnv } from '../kit/cli-env.js';
 
 // The CLI sends directly with node:http and loads undici only when a proxy variable is set
 // (src/client/client.ts): a set HTTP_PROXY must still route every call of the spawned CLI through the proxy.

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { jsonFile, ORG, useCliEnv, VIEWER_TOKEN } from './cli-env.js';
+import { jsonFile, ORG, useCliEnv, VIEWER_TOKEN } from '../kit/cli-env.js';
 import { receiver, type Receiver } from '../kit/index.js';
 
 const t = useCliEnv();

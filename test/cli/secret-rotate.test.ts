@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { useCliEnv, VIEWER_TOKEN, ORG } from './cli-env.js';
-import { WebhookServer } from '../emulator/webhooks/helpers.js';
+import { useCliEnv, VIEWER_TOKEN, ORG } from '../kit/cli-env.js';
+import { WebhookServer } from '../kit/webhook-server.js';
 
 const t = useCliEnv();
 

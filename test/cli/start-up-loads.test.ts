@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { runCliRecordingLoads } from '../kit/cli-process.js';
-import { ORG, useCliEnv } from './cli-env.js';
+import { ORG, useCliEnv } from '../kit/cli-env.js';
 
 // Issue #25: most of a command's start is loading modules. These tests hold the structure that keeps
 // it short: help loads the command declarations and commander, none of what the commands run; a

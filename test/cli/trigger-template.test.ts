@@ -2,7 +2,7 @@ import { mkdir, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ORG, useCliEnv } from './cli-env.js';
+import { ORG, useCliEnv } from '../kit/cli-env.js';
 import { freePort } from '../kit/ports.js';
 
 // `plugsmith trigger` against the real EVENT_HANDLER template: a project made by `plugsmith init`,

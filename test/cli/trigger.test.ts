@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { createWebhookHandler, type WebhookEvent } from '../../src/shared/webhooks/index.js';
 import { createClient } from '../../src/client/index.js';
-import { jsonFile, ORG, useCliEnv } from './cli-env.js';
+import { jsonFile, ORG, useCliEnv } from '../kit/cli-env.js';
 import { server as serve } from '../kit/index.js';
 
 const t = useCliEnv();

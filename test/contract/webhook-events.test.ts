@@ -3,7 +3,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { EVENT_KINDS } from '#contract';
-import { WebhookServer } from '../emulator/webhooks/helpers.js';
+import { WebhookServer } from '../kit/webhook-server.js';
 import { api, emulator } from '../kit/index.js';
 
 // Every kind of event the emulator really sends, through the platform's own flows (no admin

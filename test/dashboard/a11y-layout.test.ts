@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Emulator } from '../../emulator/index.js';
-import { answerProperly, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import { answerProperly, verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
 import { axeContext, seriousFindings } from './helpers/axe.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 import { call, emulator, until } from '../kit/index.js';

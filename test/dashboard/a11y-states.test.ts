@@ -1,6 +1,6 @@
 import { adminCall, emulator } from '../kit/index.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import { install, verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
 import { axeContext, findingsInBothSchemes } from './helpers/axe.js';
 import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
 

@@ -1,7 +1,7 @@
 import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
-import { verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import { verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
 import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
 import { emulator } from '../kit/index.js';
 

@@ -3,12 +3,7 @@ import { adminCall, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Emulator } from '../../emulator/index.js';
-import {
-  answerProperly,
-  install,
-  verifiedPlugin,
-  WebhookServer,
-} from '../emulator/webhooks/helpers.js';
+import { answerProperly, install, verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // Finding failures and acting on them from the Deliveries view: filters kept in the URL, the

@@ -2,7 +2,7 @@ import { adminCall, emulator } from '../kit/index.js';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
-import { install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import { install, verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // What the delivery log tells a person at a glance: a retried delivery says after how many

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { verifyWebhook } from '../../src/shared/webhooks/index.js';
-import { WebhookServer, answerProperly } from '../emulator/webhooks/helpers.js';
+import { WebhookServer, answerProperly } from '../kit/webhook-server.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // The Deliveries and Trigger views in a real Chromium, against a real emulator and a real webhook

@@ -1,7 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
-import { install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import { install, verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
 import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
 import { emulator } from '../kit/index.js';
 

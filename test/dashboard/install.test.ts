@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { call } from '../kit/http.js';
-import { verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import { verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 import { emulator } from '../kit/index.js';
 

@@ -1,7 +1,7 @@
 import { adminCall, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
-import { verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import { verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // The delivery detail shows the plugin's own output beside the attempt it belongs to, above the fold at

@@ -2,7 +2,7 @@ import { adminCall, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Emulator } from '../../emulator/index.js';
-import { install, WebhookServer, verifiedPlugin } from '../emulator/webhooks/helpers.js';
+import { install, WebhookServer, verifiedPlugin } from '../kit/webhook-server.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // A reset or an import replaces the whole store: no view of the dashboard may keep showing (or

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { tempDir, call } from '../kit/index.js';
 import { freePort } from '../kit/ports.js';
-import { install, WebhookServer, verifiedPlugin } from '../emulator/webhooks/helpers.js';
+import { install, WebhookServer, verifiedPlugin } from '../kit/webhook-server.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // A restart (the emulator stopped, and started again on the same port and data dir) is a new store

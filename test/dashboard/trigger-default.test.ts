@@ -1,7 +1,7 @@
 import { call, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
-import { startReceiver, type Receiver } from '../check/receivers.js';
+import { startEventHandler, type EventHandler } from '../kit/event-handlers.js';
 
 import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
 import type { Page } from 'playwright-core';
@@ -12,14 +12,14 @@ import type { Page } from 'playwright-core';
 // real token: a later message is still answered 2xx.
 
 let emu: Emulator;
-let receiver: Receiver;
+let receiver: EventHandler;
 let pluginId: string;
 let instanceId: string;
 let installDeliveryId: string;
 
 beforeAll(async () => {
   emu = await emulator({ delivery: { timeoutMs: 3000 } });
-  receiver = await startReceiver('correct', emu.url);
+  receiver = await startEventHandler('correct', emu.url);
   const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
     bearer: emu.token,
     body: {

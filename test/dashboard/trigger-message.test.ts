@@ -1,7 +1,7 @@
 import { call, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
-import { startReceiver, type Receiver } from '../check/receivers.js';
+import { startEventHandler, type EventHandler } from '../kit/event-handlers.js';
 
 import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
 import { emulatorInternals } from '../../emulator/internals.js';
@@ -12,12 +12,12 @@ import { emulatorInternals } from '../../emulator/internals.js';
 // conversation of the instance's agent, as `plugsmith trigger` does, so the first attempt is a 2xx.
 
 let emu: Emulator;
-let receiver: Receiver;
+let receiver: EventHandler;
 let pluginId: string;
 
 beforeAll(async () => {
   emu = await emulator({ delivery: { timeoutMs: 3000 } });
-  receiver = await startReceiver('correct', emu.url);
+  receiver = await startEventHandler('correct', emu.url);
   const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
     bearer: emu.token,
     body: {

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useCliEnv } from '../cli/cli-env.js';
+import { useCliEnv } from '../kit/cli-env.js';
 
 // A plugin project cloned from someone else must not be able to send the author's local secrets
 // (credential files, environment variables) to the platform, where a public plugin's fields are

@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OWNER_TOKEN, ORG, useCliEnv } from '../cli/cli-env.js';
+import { OWNER_TOKEN, ORG, useCliEnv } from '../kit/cli-env.js';
 
 // Files the CLI writes that hold secrets (an export holds `whsec_` secrets; the config file and
 // the emulator state file hold tokens) are owner-only however they existed before.

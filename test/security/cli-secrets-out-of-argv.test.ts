@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, tempConfigDir } from '../kit/cli-process.js';
-import { useCliEnv } from '../cli/cli-env.js';
+import { useCliEnv } from '../kit/cli-env.js';
 import { stateFiles } from '../kit/emulator-state.js';
 import { until } from '../kit/index.js';
 

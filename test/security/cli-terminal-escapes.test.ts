@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { createClient, type PlatformClient } from '../../src/client/index.js';
-import { API_KEY, CLI_SEED, ORG, OWNER_TOKEN } from '../cli/cli-env.js';
+import { API_KEY, CLI_SEED, ORG, OWNER_TOKEN } from '../kit/cli-env.js';
 import { runCli } from '../kit/cli-process.js';
 import { escapeControls, terminalText } from '../../src/ui/terminal-text.js';
 import { emulator } from '../kit/index.js';

@@ -3,13 +3,8 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { answerProperly, WebhookServer } from '../emulator/webhooks/helpers.js';
-import {
-  EventClient,
-  KEY_A,
-  messagingSeed,
-  newConversation,
-} from '../emulator/messaging/helpers.js';
+import { answerProperly, WebhookServer } from '../kit/webhook-server.js';
+import { EventClient, KEY_A, messagingSeed, newConversation } from '../kit/messaging.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // startEmulator rather than the kit's emulator() in places: this file closes each describe's emulator after its tests (tearDown).
@@ -165,6 +160,7 @@ describe('all conversation streams together', () => {
 
     // The reading client got every reply and is still connected.
     await reading.until(
+      `the final packets of all ${ROUNDS} replies`,
       (packets) => packets.filter((p) => !p.message.isStreaming).length >= ROUNDS,
     );
     expect(

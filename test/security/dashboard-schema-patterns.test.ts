@@ -2,7 +2,8 @@ import { call, emulator } from '../kit/index.js';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
-import { answerProperly, ROLES_SEED, TOKENS, WebhookServer } from '../emulator/webhooks/helpers.js';
+import { answerProperly, WebhookServer } from '../kit/webhook-server.js';
+import { ROLES_SEED, TOKENS } from '../kit/roles-seed.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from '../dashboard/helpers/browser.js';
 
 // A MEMBER writes the payloadSchema of an external event; the OWNER's dashboard reads it. The

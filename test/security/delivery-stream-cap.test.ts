@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { request } from 'undici';
 import type { Emulator } from '../../emulator/index.js';
 import { call } from '../kit/http.js';
-import { WebhookServer } from '../emulator/webhooks/helpers.js';
+import { WebhookServer } from '../kit/webhook-server.js';
 import { emulator } from '../kit/index.js';
 
 // A client of /_emulator/deliveries/stream that never reads must not make the emulator buffer

@@ -1,8 +1,7 @@
 import { beforeAll, expect, test } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { call } from '../kit/http.js';
-import { WebhookServer } from '../emulator/webhooks/helpers.js';
-import { verifiedDataProvider } from '../emulator/helpers.js';
+import { WebhookServer, verifiedDataProvider } from '../kit/webhook-server.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 import { emulator } from '../kit/index.js';
 

@@ -1,11 +1,15 @@
 import { call, emulator } from '../kit/index.js';
-import { createRequire } from 'node:module';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
-import { boundedFormats, MAX_FORMAT_LENGTH } from '../../emulator/validation/formats.js';
+import {
+  boundedFormats,
+  fullFormats,
+  MAX_FORMAT_LENGTH,
+} from '../../emulator/validation/formats.js';
 import { validateAgainst } from '../../emulator/validation/json-schema.js';
-import { ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import { ROLES_SEED, TOKENS } from '../kit/roles-seed.js';
+import { verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
 import { FORMAT_ATTACKS } from '../../bench/format-attacks.js';
 
 // Issue 24, item 1: ajv-formats checks `format` with V8's backtracking regular expressions, and its
@@ -14,10 +18,8 @@ import { FORMAT_ATTACKS } from '../../bench/format-attacks.js';
 // Every format ajv-formats offers now runs in bounded time (emulator/validation/formats.ts). Each
 // install below must be answered, and health with it, within a bound far above what a bounded check
 // costs on a loaded machine and far below what the backtracking took.
-const { formatNames, fullFormats } = createRequire(import.meta.url)('ajv-formats/dist/formats') as {
-  formatNames: string[];
-  fullFormats: Record<string, unknown>;
-};
+// ajv-formats' formats as emulator/validation/formats.ts reads them (through ajv-formats' public API).
+const formatNames = Object.keys(fullFormats);
 
 let emu: Emulator;
 let hook: WebhookServer;

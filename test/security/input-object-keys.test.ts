@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { MAX_JSON_OBJECT_KEYS, MAX_JSON_VALUES, parseJsonBody } from '../../emulator/json-body.js';
 import { MAX_ERROR_DETAILS } from '#contract';
-import { ROLES_SEED, TOKENS } from '../emulator/webhooks/helpers.js';
+import { ROLES_SEED, TOKENS } from '../kit/roles-seed.js';
 import { call } from '../kit/http.js';
 import { emulator } from '../kit/index.js';
 

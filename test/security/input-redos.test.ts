@@ -1,9 +1,10 @@
-import { call, emulator } from '../kit/index.js';
+import { call, emulator, until } from '../kit/index.js';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { validateSeed } from '../../emulator/seed.js';
-import { ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import { ROLES_SEED, TOKENS } from '../kit/roles-seed.js';
+import { verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
 
 // User-supplied regular expressions run on RE2 (linear time): `^(a+)+$` against thirty `a` and a
 // `!` took a backtracking engine over 30 s, during which nothing else (health included) answered.
@@ -199,12 +200,20 @@ describe("characters' script match", () => {
     const [message, ...healths] = await Promise.all([sent, health(), health()]);
     expect(healths).toEqual([200, 200]);
     expect(message.status).toBe(201);
-    let reply: { content: string; isStreaming: boolean } | undefined;
-    while (!reply || reply.isStreaming) {
-      const listed = await messaging('GET', `/conversations/${conversation.id}/messages`);
-      reply = listed.body.data.find((m: { sender: string }) => m.sender === 'CHARACTER');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    type Reply = { sender: string; content: string; isStreaming: boolean };
+    let latest: Reply | undefined;
+    const reply = await until(
+      "the character's reply to the attack to end",
+      async () => {
+        const listed = await messaging('GET', `/conversations/${conversation.id}/messages`);
+        latest = (listed.body.data as Reply[]).find((m) => m.sender === 'CHARACTER');
+        return latest?.isStreaming === false ? latest : undefined;
+      },
+      {
+        intervalMs: 20,
+        explain: () => `the reply so far: ${latest ? JSON.stringify(latest) : 'none'}`,
+      },
+    );
     expect(reply.content).toBe('no match');
     const matched = await messaging('POST', `/conversations/${conversation.id}/messages`, {
       content: 'AAAA',

@@ -5,7 +5,7 @@ import {
   MAX_SCHEMA_EXPANDED_NODES,
   validateAgainst,
 } from '../../emulator/validation/json-schema.js';
-import { ROLES_SEED, TOKENS } from '../emulator/webhooks/helpers.js';
+import { ROLES_SEED, TOKENS } from '../kit/roles-seed.js';
 import { call } from '../kit/http.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 import { emulator } from '../kit/index.js';

@@ -2,7 +2,7 @@ import { call, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { MAX_VALIDATION_WORK } from '../../emulator/validation/work-budget.js';
-import { answerProperly, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import { answerProperly, verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
 
 // Each value and each schema was bounded, the product was not (issue 36). An inputsSchema whose
 // `definitions.a` is `allOf` of 150 `{format: "date-time"}`, referenced 6 times per item, against

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { Store, type Collection } from '../../emulator/store/store.js';
-import { exported } from '../emulator/helpers.js';
+import { exported } from '../kit/store-export.js';
 import { smallDisk, type SmallDisk } from '../kit/small-disk.js';
 
 // startEmulator rather than the kit's emulator(): this file restarts on a dataDir the full disk left.

@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { KEY_A, messagingSeed, newConversation } from '../emulator/messaging/helpers.js';
+import { KEY_A, messagingSeed, newConversation } from '../kit/messaging.js';
 
 // startEmulator rather than the kit's emulator() in places: this file tests the bounds a start refuses, and one in a child process.
 

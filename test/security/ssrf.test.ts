@@ -1,13 +1,8 @@
 import { call, adminCall, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
-import {
-  install,
-  ROLES_SEED,
-  TOKENS,
-  verifiedPlugin,
-  WebhookServer,
-} from '../emulator/webhooks/helpers.js';
+import { install, verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
+import { ROLES_SEED, TOKENS } from '../kit/roles-seed.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // A plugin is an org member's code: whatever URL it names as its webhook, the emulator's own

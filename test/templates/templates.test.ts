@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { ORG, useCliEnv } from '../cli/cli-env.js';
+import { ORG, useCliEnv } from '../kit/cli-env.js';
 import { runCli } from '../kit/cli-process.js';
 import { freePort } from '../kit/ports.js';
 import { npmInstall } from '../kit/installed-project.js';

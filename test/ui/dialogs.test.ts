@@ -2,6 +2,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { askChoice, askMany } from '../../src/ui/dialogs.js';
 import type { Io } from '../../src/ui/io.js';
+import { until } from '../kit/index.js';
 
 /** A terminal-like Io: keys written to stdin, everything the prompt draws kept. */
 function fakeTerminal(): { io: Io; keys: PassThrough; drawn: () => string } {
@@ -48,7 +49,10 @@ describe('prompts escape the choices they show', () => {
     async (_name, ask) => {
       const t = fakeTerminal();
       const answer = ask(t.io);
-      while (!t.drawn().includes('Pick:')) await new Promise((resolve) => setTimeout(resolve, 10));
+      await until('the prompt to draw "Pick:"', () => t.drawn().includes('Pick:'), {
+        intervalMs: 10,
+        explain: () => `drawn so far: ${JSON.stringify(t.drawn())}`,
+      });
       t.keys.write('\r');
       expect([await answer].flat()).toEqual(['a']);
       expect(t.drawn()).toContain('evil\\x1b]0;pwned\\x07\\x1b[2J');

@@ -4,12 +4,11 @@ import { request } from 'undici';
 import type { Emulator } from '../../../emulator/index.js';
 import {
   answerProperly,
-  ROLES_SEED,
-  TOKENS,
   verifiedPlugin,
   verifyReceived,
   WebhookServer,
-} from '../webhooks/helpers.js';
+} from '../../kit/webhook-server.js';
+import { ROLES_SEED, TOKENS } from '../../kit/roles-seed.js';
 
 // The admin endpoints the dashboard's Deliveries and Trigger views stand on: what an attempt logs
 // (the signed request and the answer), the payload check of POST /_emulator/events, the stream's query.

@@ -2,13 +2,8 @@ import { sampleData } from '../../../src/trigger/fixtures.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../emulator/index.js';
 import { until, call, adminCall, emulator } from '../../kit/index.js';
-import {
-  answerProperly,
-  ROLES_SEED,
-  TOKENS,
-  verifiedPlugin,
-  WebhookServer,
-} from '../webhooks/helpers.js';
+import { answerProperly, verifiedPlugin, WebhookServer } from '../../kit/webhook-server.js';
+import { ROLES_SEED, TOKENS } from '../../kit/roles-seed.js';
 
 // What the dashboard's Deliveries view needs of the admin API beyond list and resend: the delivery
 // filters, a resend that answers at once, retry now, cancel retries, and a bulk resend of a filter.

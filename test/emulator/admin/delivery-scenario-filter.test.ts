@@ -3,7 +3,7 @@ import { adminCall, emulator } from '../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../emulator/index.js';
 import { call } from '../../kit/http.js';
-import { install, verifiedPlugin, WebhookServer } from '../webhooks/helpers.js';
+import { install, verifiedPlugin, WebhookServer } from '../../kit/webhook-server.js';
 
 // The delivery log's scenario filters (issue 45): `scenario` takes whole names, as before;
 // `@scenarioContains` takes part of one, in any case. Both through the API of a real emulator and

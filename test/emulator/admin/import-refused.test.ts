@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { deepJson, exported } from '../helpers.js';
+import { deepJson } from './deep-json.js';
+import { exported } from '../../kit/store-export.js';
 
 // startEmulator rather than the kit's emulator(): this file restarts on the same dataDir.
 

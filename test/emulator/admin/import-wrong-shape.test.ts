@@ -1,7 +1,7 @@
 import { adminCall, call, emulator } from '../../kit/index.js';
 import { beforeAll, expect, test } from 'vitest';
 import type { Emulator } from '../../../emulator/index.js';
-import { exported } from '../helpers.js';
+import { exported } from '../../kit/store-export.js';
 
 // "A 12 MB wrong-shape import (admin only) holds the event loop for 8.3 s" (issue 36): the import's
 // schema reported a detail per wrong record (millions), and walking a parsed body for `__proto__`

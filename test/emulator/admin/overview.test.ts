@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../emulator/index.js';
-import {
-  answerProperly,
-  ROLES_SEED,
-  TOKENS,
-  verifiedPlugin,
-  WebhookServer,
-} from '../webhooks/helpers.js';
+import { answerProperly, verifiedPlugin, WebhookServer } from '../../kit/webhook-server.js';
+import { ROLES_SEED, TOKENS } from '../../kit/roles-seed.js';
 import { deadUrl, call, emulator } from '../../kit/index.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 

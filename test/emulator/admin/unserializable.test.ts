@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import { RecordRefused } from '../../../emulator/store/store.js';
-import { WebhookServer } from '../webhooks/helpers.js';
-import { deepJson, exported, verifiedDataProvider } from '../helpers.js';
+import { WebhookServer, verifiedDataProvider } from '../../kit/webhook-server.js';
+import { deepJson } from './deep-json.js';
+import { exported } from '../../kit/store-export.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 // startEmulator rather than the kit's emulator(): this file restarts on the same dataDir.

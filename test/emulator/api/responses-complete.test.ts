@@ -1,7 +1,8 @@
 import { call, adminCall, emulator } from '../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../../emulator/index.js';
-import { install, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../webhooks/helpers.js';
+import { install, verifiedPlugin, WebhookServer } from '../../kit/webhook-server.js';
+import { ROLES_SEED, TOKENS } from '../../kit/roles-seed.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 // Answers are written from their response schemas, which drop any field they do not name. These

@@ -1,8 +1,8 @@
-import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import {
   boundedFormats,
+  fullFormats,
   linearUrl,
   MAX_FORMAT_LENGTH,
 } from '../../../emulator/validation/formats.js';
@@ -12,9 +12,6 @@ import { validateAgainst } from '../../../emulator/validation/json-schema.js';
 // to MAX_FORMAT_LENGTH (the bounded checks change no verdict there), and long adversarial values of
 // every format are judged (a 400-style detail, never a throw). How long they take is measured in
 // `npm run bench -- --only security`; a backtracking check would run past this file's timeout.
-const { fullFormats } = createRequire(import.meta.url)('ajv-formats/dist/formats') as {
-  fullFormats: Record<string, unknown>;
-};
 
 function original(name: string): (value: string) => boolean {
   const f = fullFormats[name] as

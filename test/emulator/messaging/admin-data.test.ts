@@ -1,7 +1,7 @@
 import { call, emulator } from '../../kit/index.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../emulator/index.js';
-import { EventClient, KEY_A, KEY_B, messagingSeed, newConversation } from './helpers.js';
+import { EventClient, KEY_A, KEY_B, messagingSeed, newConversation } from '../../kit/messaging.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 // The admin listings the dashboard's Data page needs beyond the platform's API: tokens as metadata,

@@ -1,7 +1,12 @@
 import { call, emulator } from '../../kit/index.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../emulator/index.js';
-import { EventClient, expectPacketInvariants, messagingSeed, newConversation } from './helpers.js';
+import {
+  EventClient,
+  expectPacketInvariants,
+  messagingSeed,
+  newConversation,
+} from '../../kit/messaging.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 let emu: Emulator;

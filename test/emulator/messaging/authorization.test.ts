@@ -1,7 +1,7 @@
 import { call, emulator } from '../../kit/index.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../emulator/index.js';
-import { KEY_A, KEY_B, messagingSeed, newConversation } from './helpers.js';
+import { KEY_A, KEY_B, messagingSeed, newConversation } from '../../kit/messaging.js';
 
 let emu: Emulator;
 let conversationA: string;

@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
 import type { Emulator } from '../../../emulator/index.js';
-import { KEY_A, messagingSeed } from './helpers.js';
+import { KEY_A, messagingSeed } from '../../kit/messaging.js';
 
 // Messaging's store changes live in emulator/messaging/conversation-service.ts, one journal line per
 // logical change: a user's message and its conversation's new updatedAt were two separate writes

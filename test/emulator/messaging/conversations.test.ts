@@ -9,7 +9,7 @@ import {
   newConversation,
   pollReply,
   type Message,
-} from './helpers.js';
+} from '../../kit/messaging.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 let emu: Emulator;

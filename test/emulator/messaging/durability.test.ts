@@ -8,7 +8,7 @@ import {
   messagingSeed,
   newConversation,
   type Message,
-} from './helpers.js';
+} from '../../kit/messaging.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 // startEmulator rather than the kit's emulator(): this file restarts on the same dataDir.
@@ -66,7 +66,7 @@ describe('messaging durability', () => {
       bearer: KEY_A,
       body: { content: 'go' },
     });
-    await events.until((packets) => packets.length > 0);
+    await events.until('a first packet', (packets) => packets.length > 0);
     await emu.reset();
     expect(
       (await call(emu.messagingUrl, 'GET', `/conversations/${id}`, { bearer: KEY_A })).status,

@@ -8,7 +8,7 @@ import {
   messagingSeed,
   newConversation,
   type Packet,
-} from './helpers.js';
+} from '../../kit/messaging.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 let emu: Emulator;
@@ -35,7 +35,7 @@ describe('GET /conversations/:id/events', () => {
     );
     await send(id, 'go');
     // Join once a few packets have gone out.
-    await early[0].until((packets) => packets.length >= 3);
+    await early[0].until('three packets', (packets) => packets.length >= 3);
     const late = await EventClient.open(emu.messagingUrl, id, KEY_A);
     const [reference, ...others] = await Promise.all(early.map((c) => c.reply()));
     const final = expectPacketInvariants(reference);
@@ -108,7 +108,7 @@ describe('GET /conversations/:id/events', () => {
       bearer: KEY_A,
       body: { content: 'go' },
     });
-    await client.until((packets: Packet[]) => packets.length >= 1);
+    await client.until('a first packet', (packets: Packet[]) => packets.length >= 1);
     await other.close();
     await until('the stream ended', () => client.ended, { timeoutMs: 3000, intervalMs: 10 });
     expect(client.ended).toBe(true);

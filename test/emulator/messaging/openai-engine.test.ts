@@ -10,7 +10,7 @@ import {
   messagingSeed,
   newConversation,
   pollReply,
-} from './helpers.js';
+} from '../../kit/messaging.js';
 
 /** How the fake chat-completions backend answers the current test. */
 let answer: (

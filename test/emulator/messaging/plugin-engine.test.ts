@@ -12,7 +12,7 @@ import {
   newConversation,
   pollReply,
   type Message,
-} from './helpers.js';
+} from '../../kit/messaging.js';
 
 const USER_TOKEN = 'pst_test_user_a';
 
@@ -248,7 +248,7 @@ describe('plugin-driven replies', () => {
       isStreaming: false,
     });
     expect(form.status).toBe(201);
-    await events.until((packets) => packets.length === 3);
+    await events.until('the three messages', (packets) => packets.length === 3);
     expect(
       events.packets.map((p) => [p.message.type, p.contentDelta, p.message.isStreaming]),
     ).toEqual([

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../emulator/index.js';
-import { answerProperly, ROLES_SEED, TOKENS, verifyReceived, WebhookServer } from './helpers.js';
+import { answerProperly, verifyReceived, WebhookServer } from '../../kit/webhook-server.js';
+import { ROLES_SEED, TOKENS } from '../../kit/roles-seed.js';
 import { deadUrl, call, emulator } from '../../kit/index.js';
 
 let emu: Emulator;

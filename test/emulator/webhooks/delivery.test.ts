@@ -5,13 +5,12 @@ import type { Emulator } from '../../../emulator/index.js';
 import type { DeliveryAttemptNotice as AttemptNotice } from '#contract';
 import {
   answerProperly,
-  ROLES_SEED,
-  TOKENS,
   verifiedPlugin,
   verifyReceived,
   WebhookServer,
   type Responder,
-} from './helpers.js';
+} from '../../kit/webhook-server.js';
+import { ROLES_SEED, TOKENS } from '../../kit/roles-seed.js';
 import { deadUrl, call, adminCall, emulator } from '../../kit/index.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 

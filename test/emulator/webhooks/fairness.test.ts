@@ -3,12 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../emulator/index.js';
 import {
   answerProperly,
-  ROLES_SEED,
-  TOKENS,
   verifiedPlugin,
   WebhookServer,
   type Responder,
-} from './helpers.js';
+} from '../../kit/webhook-server.js';
+import { ROLES_SEED, TOKENS } from '../../kit/roles-seed.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 // Four slots in all, two per plugin; attempts wait a minute for an answer, so a delivery that

@@ -6,7 +6,12 @@ import {
   parseFaultProfile,
   formatFaultProfile,
 } from '../../../src/shared/fault-profile.js';
-import { verifiedPlugin, verifyReceived, WebhookServer, type Received } from './helpers.js';
+import {
+  verifiedPlugin,
+  verifyReceived,
+  WebhookServer,
+  type Received,
+} from '../../kit/webhook-server.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 // startEmulator rather than the kit's emulator(): this file tests that startEmulator refuses a bad fault profile.

@@ -2,7 +2,8 @@ import { adminCall, call, emulator } from '../../kit/index.js';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, temporaryDataDir, type Emulator } from '../../../emulator/index.js';
 import { createClient } from '../../../src/client/index.js';
-import { answerProperly, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from './helpers.js';
+import { answerProperly, verifiedPlugin, WebhookServer } from '../../kit/webhook-server.js';
+import { ROLES_SEED, TOKENS } from '../../kit/roles-seed.js';
 
 // startEmulator rather than the kit's emulator(): this file restarts on the same dataDir.
 

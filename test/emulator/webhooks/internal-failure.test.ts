@@ -1,7 +1,8 @@
 import { adminCall, call, emulator } from '../../kit/index.js';
 import { afterAll, expect, it } from 'vitest';
 import type { Emulator } from '../../../emulator/index.js';
-import { ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from './helpers.js';
+import { ROLES_SEED, TOKENS } from '../../kit/roles-seed.js';
+import { verifiedPlugin, WebhookServer } from '../../kit/webhook-server.js';
 
 let emu: Emulator | undefined;
 let hook: WebhookServer | undefined;

@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { beforeAll, expect, it } from 'vitest';
 import type { Emulator } from '../../../emulator/index.js';
-import { ROLES_SEED, TOKENS, verifiedPlugin } from './helpers.js';
+import { ROLES_SEED, TOKENS } from '../../kit/roles-seed.js';
+import { verifiedPlugin } from '../../kit/webhook-server.js';
 
 let emu: Emulator;
 beforeAll(async () => {

@@ -2,7 +2,8 @@ import { call, adminCall } from '../../kit/index.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator, temporaryDataDir } from '../../../emulator/index.js';
 import type { DeliveryAttemptNotice as AttemptNotice } from '#contract';
-import { answerProperly, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from './helpers.js';
+import { answerProperly, verifiedPlugin, WebhookServer } from '../../kit/webhook-server.js';
+import { ROLES_SEED, TOKENS } from '../../kit/roles-seed.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 // startEmulator rather than the kit's emulator(): this file restarts on the same dataDir.

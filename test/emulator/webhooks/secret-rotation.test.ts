@@ -2,7 +2,8 @@ import { call, emulator } from '../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import type { Emulator } from '../../../emulator/index.js';
-import { ROLES_SEED, TOKENS, WebhookServer, type Received } from './helpers.js';
+import { ROLES_SEED, TOKENS } from '../../kit/roles-seed.js';
+import { WebhookServer, type Received } from '../../kit/webhook-server.js';
 
 let emu: Emulator;
 let hook: WebhookServer;

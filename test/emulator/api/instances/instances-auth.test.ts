@@ -2,13 +2,8 @@ import { call, emulator } from '../../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import type { Emulator } from '../../../../emulator/index.js';
-import {
-  install,
-  ROLES_SEED,
-  TOKENS,
-  verifiedPlugin,
-  WebhookServer,
-} from '../../webhooks/helpers.js';
+import { install, verifiedPlugin, WebhookServer } from '../../../kit/webhook-server.js';
+import { ROLES_SEED, TOKENS } from '../../../kit/roles-seed.js';
 
 // Who calls: every kind of credential the management API meets.
 const CALLERS = [

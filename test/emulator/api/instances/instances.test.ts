@@ -8,12 +8,11 @@ import { requireInstanceScope } from '../../../../emulator/auth/scopes.js';
 import { ok } from '../../../../emulator/http.js';
 import {
   install,
-  ROLES_SEED,
-  TOKENS,
   verifiedPlugin,
   verifyReceived,
   WebhookServer,
-} from '../../webhooks/helpers.js';
+} from '../../../kit/webhook-server.js';
+import { ROLES_SEED, TOKENS } from '../../../kit/roles-seed.js';
 import { emulatorInternals } from '../../../../emulator/internals.js';
 
 let emu: Emulator;

@@ -2,7 +2,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../../../emulator/index.js';
 import { verifyWebhook } from '../../../../src/shared/webhooks/index.js';
-import { WebhookServer } from '../../webhooks/helpers.js';
+import { WebhookServer } from '../../../kit/webhook-server.js';
 import { api, emulator } from '../../../kit/index.js';
 import { emulatorInternals } from '../../../../emulator/internals.js';
 

@@ -1,7 +1,11 @@
 import { request } from 'undici';
 import { expect, onTestFinished } from 'vitest';
-import type { Seed } from '../../../emulator/index.js';
-import { call } from '../../kit/index.js';
+import type { Seed } from '../../emulator/index.js';
+import { call } from './http.js';
+import { until } from './until.js';
+
+// The messaging API as a client of it sees it: a seed with two orgs and their keys, a conversation,
+// its server-sent events and its messages polled, and the invariants of a streamed reply.
 
 /** The message shape of the messaging API. */
 export interface Message {
@@ -80,14 +84,15 @@ export class EventClient {
   readonly packets: Packet[] = [];
   readonly comments: string[] = [];
   private buffer = '';
-  private waiters: Array<() => void> = [];
   private destroy: () => void = () => undefined;
+  private conversationId = '';
   ended = false;
   status = 0;
   headers: Record<string, unknown> = {};
 
   static async open(base: string, conversationId: string, key: string): Promise<EventClient> {
     const client = new EventClient();
+    client.conversationId = conversationId;
     const response = await request(`${base}/conversations/${conversationId}/events`, {
       headers: { authorization: `Bearer ${key}` },
     });
@@ -103,28 +108,31 @@ export class EventClient {
     return client;
   }
 
-  /** Resolves when `predicate` holds for the packets so far (checked after every frame). */
-  async until(predicate: (packets: Packet[]) => boolean, timeoutMs = 5000): Promise<Packet[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (!predicate(this.packets)) {
-      if (this.ended)
-        throw new Error(`stream ended before the condition held; packets: ${this.packets.length}`);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out waiting for packets; got ${this.packets.length}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
+  /**
+   * Resolves when `predicate` holds for the packets so far (the kit's `until`, probing every few ms); fails at once if the
+   * stream ends first, and at `timeoutMs` naming `what` it waited for and the packets it got.
+   */
+  async until(
+    what: string,
+    predicate: (packets: Packet[]) => boolean,
+    timeoutMs = 5000,
+  ): Promise<Packet[]> {
+    const outcome = await until(
+      `${what} on the events of conversation ${this.conversationId}`,
+      () => (predicate(this.packets) ? 'held' : this.ended ? 'ended' : undefined),
+      { timeoutMs, intervalMs: 2, explain: () => `packets so far: ${this.packets.length}` },
+    );
+    if (outcome === 'ended')
+      throw new Error(
+        `the events of conversation ${this.conversationId} ended before ${what}; packets: ${this.packets.length}`,
+      );
     return this.packets;
   }
 
   /** Waits for the final packet of the `n`th character message (1-based) and returns that message's packets. */
   async reply(n = 1, timeoutMs = 5000): Promise<Packet[]> {
     await this.until(
+      `the final packet of character message ${n}`,
       (packets) => packets.filter((p) => !p.message.isStreaming).length >= n,
       timeoutMs,
     );
@@ -153,18 +161,10 @@ export class EventClient {
       expect(event).toBe('CHARACTER_MESSAGE_SENT');
       this.packets.push(JSON.parse(data.join('\n')) as Packet);
     }
-    this.wake();
   }
 
   private finish(): void {
     this.ended = true;
-    this.wake();
-  }
-
-  private wake(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
   }
 }
 
@@ -197,23 +197,31 @@ export async function pollReply(
   timeoutMs = 5000,
 ): Promise<Message[]> {
   const seen: Message[] = [];
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await call(base, 'GET', `/conversations/${conversationId}/messages?limit=100`, {
-      bearer: key,
-    });
-    expect(res.status).toBe(200);
-    const replies = (res.body.data as Message[]).filter((m) => m.sender === 'CHARACTER');
-    const reply = replies[n - 1];
-    if (reply) {
+  const answer = await until(
+    `character message ${n} of conversation ${conversationId} to end (polling its messages)`,
+    async () => {
+      const res = await call(base, 'GET', `/conversations/${conversationId}/messages?limit=100`, {
+        bearer: key,
+      });
+      // Any other answer ends the wait, and the assertion below fails on it.
+      if (res.status !== 200) return res;
+      const replies = (res.body.data as Message[]).filter((m) => m.sender === 'CHARACTER');
+      const reply = replies[n - 1];
+      if (!reply) return undefined;
       const last = seen[seen.length - 1];
       if (!last || last.content !== reply.content || last.isStreaming !== reply.isStreaming)
         seen.push(reply);
-      if (!reply.isStreaming) return seen;
-    }
-    if (Date.now() > deadline) throw new Error('timed out polling for the reply');
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
+      return reply.isStreaming ? undefined : res;
+    },
+    {
+      timeoutMs,
+      intervalMs: 2,
+      explain: () =>
+        `snapshots seen: ${seen.length}${seen.length ? `, the last streaming: ${seen[seen.length - 1].isStreaming}` : ''}`,
+    },
+  );
+  expect(answer.status).toBe(200);
+  return seen;
 }
 
 /** Creates a conversation with a character; returns its id. */

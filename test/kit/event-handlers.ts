@@ -5,30 +5,35 @@ import {
   type AgentMessageReceivedEvent,
   type WebhookEvent,
 } from '../../src/shared/webhooks/index.js';
-import { server } from '../kit/index.js';
+import { server } from './index.js';
 
 /**
- * Webhook receivers written for the check's tests, each a real HTTP server that answers as an
- * EVENT_HANDLER: it keeps the token of PLUGIN_INSTALLED and answers AGENT_MESSAGE_RECEIVED by
- * writing a character message on the platform.
+ * EVENT_HANDLER plugins' webhooks written for tests (`plugsmith check`'s, the dashboard's Trigger
+ * view), each a real HTTP server (the kit's `server`): it keeps the token of PLUGIN_INSTALLED and
+ * answers AGENT_MESSAGE_RECEIVED by writing a character message on the platform.
  * - correct: verifies every delivery (plugsmith/webhooks) and handles each event id once;
  * - careless: verifies nothing, handles every delivery again, and echoes the event in its answer;
  * - slow: correct, but handles one request at a time, each taking a while (a slow dependency);
  * - double-writes: verifies, but does the work again for a duplicate delivery.
  */
-export type ReceiverKind = 'correct' | 'careless' | 'slow' | 'double-writes';
+export type EventHandlerKind = 'correct' | 'careless' | 'slow' | 'double-writes';
 
-export interface Receiver {
+/** A running event handler: its webhook URL, and the plugin's secret once the test sets it. */
+export interface EventHandler {
   url: string;
   /** Set once the plugin exists (its secret comes with it). */
   secret: string;
   close(): Promise<void>;
 }
 
-/** How long the slow receiver takes over each request, one at a time. */
+/** How long the slow event handler takes over each request, one at a time. */
 export const SLOW_MS = 120;
 
-export async function startReceiver(kind: ReceiverKind, platformUrl: string): Promise<Receiver> {
+/** Starts an event handler of `kind` that writes its replies to the platform at `platformUrl`; closed by the kit. */
+export async function startEventHandler(
+  kind: EventHandlerKind,
+  platformUrl: string,
+): Promise<EventHandler> {
   const tokens = new Map<string, string>();
   const handled = new Set<string>();
   const idempotent = kind === 'correct' || kind === 'slow';
@@ -59,7 +64,7 @@ export async function startReceiver(kind: ReceiverKind, platformUrl: string): Pr
     AGENT_MESSAGE_RECEIVED: messageReceived,
   };
 
-  const receiver: Receiver = { url: '', secret: '', close: async () => undefined };
+  const handler: EventHandler = { url: '', secret: '', close: async () => undefined };
   let verifying: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | null = null;
   let queue = Promise.resolve();
 
@@ -83,7 +88,7 @@ export async function startReceiver(kind: ReceiverKind, platformUrl: string): Pr
   const http = await server((req, res) => {
     if (kind === 'careless') return void careless(req, res);
     // The secret is known only once the plugin exists, so the handler is made on first use.
-    verifying ??= createWebhookHandler({ secret: receiver.secret, on: on as never });
+    verifying ??= createWebhookHandler({ secret: handler.secret, on: on as never });
     if (kind !== 'slow') return void verifying(req, res);
     const handle = verifying;
     queue = queue.then(async () => {
@@ -91,7 +96,7 @@ export async function startReceiver(kind: ReceiverKind, platformUrl: string): Pr
       await handle(req, res);
     });
   });
-  receiver.url = `${http.url}/webhook`;
-  receiver.close = http.close;
-  return receiver;
+  handler.url = `${http.url}/webhook`;
+  handler.close = http.close;
+  return handler;
 }

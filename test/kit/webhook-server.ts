@@ -1,19 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { fileURLToPath } from 'node:url';
-import { verifyWebhook, type WebhookEvent } from '../../../src/shared/webhooks/index.js';
-import type { Emulator } from '../../../emulator/index.js';
-import { call, receiver, type Receiver } from '../../kit/index.js';
+import { expect } from 'vitest';
+import { verifyWebhook, type WebhookEvent } from '../../src/shared/webhooks/index.js';
+import type { Emulator } from '../../emulator/index.js';
+import { call } from './http.js';
+import { receiver, type Receiver } from './index.js';
+import { until, type UntilOptions } from './until.js';
 
-/** The seed with a user of every role (fixtures/roles-seed.json); its tokens are named below. */
-export const ROLES_SEED = fileURLToPath(new URL('./fixtures/roles-seed.json', import.meta.url));
-export const TOKENS = {
-  owner: 'tok_owner_all',
-  member: 'tok_member_all',
-  viewer: 'tok_viewer_all',
-  outsider: 'tok_outsider_all',
-  ownerLimitedToAcme: 'tok_owner_acme',
-  ownerLimitedToOther: 'tok_owner_other',
-} as const;
+// A plugin's webhook as the emulator's deliveries meet it: the kit's receiver with each request's
+// event parsed, an answer a test can change between deliveries, and bounded waits for deliveries.
 
 /** One request a webhook server received. */
 export interface Received {
@@ -42,7 +36,6 @@ export const answerProperly: Responder = (event) =>
 export class WebhookServer {
   readonly received: Received[] = [];
   responder: Responder = answerProperly;
-  private waiters: Array<() => void> = [];
   private receiver!: Receiver;
   url = '';
 
@@ -57,7 +50,6 @@ export class WebhookServer {
         at: Date.now(),
       };
       hook.received.push(received);
-      for (const wake of hook.waiters.splice(0)) wake();
       const answer = await hook.responder(received.event, received);
       if (answer.hang) return;
       const text =
@@ -77,11 +69,23 @@ export class WebhookServer {
     return this.received.filter((r) => r.event.type === type);
   }
 
-  /** Resolves once `count` requests (optionally of one kind) have arrived. */
-  async waitFor(count: number, type?: string): Promise<Received[]> {
+  /**
+   * Resolves once `count` requests (optionally of one kind) have arrived, with those of that kind so far; gives up at the
+   * bound (the kit's `until`, 60 s unless `options` say otherwise) naming what it waited for and what did arrive.
+   */
+  waitFor(count: number, type?: string, options: UntilOptions = {}): Promise<Received[]> {
     const got = () => (type ? this.ofType(type) : this.received);
-    while (got().length < count) await new Promise<void>((resolve) => this.waiters.push(resolve));
-    return got();
+    return until(
+      `${count} ${type ?? 'request'}${count === 1 ? '' : 's'} at the webhook ${this.url}`,
+      () => (got().length >= count ? got() : undefined),
+      {
+        // Close to the moment of arrival: tests look at what the emulator does while a delivery is in flight.
+        intervalMs: 5,
+        explain: () =>
+          `received: ${this.received.map((r) => r.event.type).join(', ') || 'nothing'}`,
+        ...options,
+      },
+    );
   }
 
   close(): Promise<void> {
@@ -126,6 +130,32 @@ export async function verifiedPlugin(
     orgId: string;
     [k: string]: unknown;
   };
+}
+
+/** A DATA_PROVIDER plugin of the default seed's org_dev (through `POST /api/plugins`, as its OWNER) with a verified webhook at `hook`; returns its id. */
+export async function verifiedDataProvider(emu: Emulator, hook: WebhookServer): Promise<string> {
+  const plugin = await call(emu.url, 'POST', '/api/plugins', {
+    token: emu.token!,
+    body: {
+      orgId: 'org_dev',
+      name: 'Docs indexer',
+      type: 'DATA_PROVIDER',
+      events: ['REPOSITORY_FILE_ADDED'],
+      scopes: ['REPOSITORY_FILES_READ'],
+      webhookUrl: hook.url,
+    },
+  });
+  expect(plugin.status).toBe(201);
+  const verified = await call(
+    emu.url,
+    'POST',
+    `/api/plugins/${plugin.body.data.id}/verify-webhook`,
+    {
+      token: emu.token!,
+    },
+  );
+  expect(verified.body.data.verified).toBe(true);
+  return plugin.body.data.id;
 }
 
 /** Verifies a received delivery with the plugin's secret (throws if it is not authentic). */

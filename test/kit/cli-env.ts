@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { beforeAll } from 'vitest';
 import type { Emulator, Seed } from '../../emulator/index.js';
 import { createClient, type PlatformClient } from '../../src/client/index.js';
-import { cli as inProcessCli, emulator, own, tempDir, type CliResult } from '../kit/index.js';
+import {
+  cli as inProcessCli,
+  emulator,
+  emulatorEnv,
+  own,
+  tempDir,
+  type CliResult,
+} from './index.js';
 
 /** Credentials of the CLI suite's seed: an OWNER and a VIEWER of org_dev, and a messaging key. */
 export const OWNER_TOKEN = 'pst_cli_owner_token';
@@ -80,14 +87,7 @@ export function useCliEnv(options: { run?: CliRunner } = {}): CliEnv {
     env.emu = await emulator({ seed: CLI_SEED });
     env.configDir = await tempDir('plugsmith-cli-cfg-');
     env.dir = await tempDir('plugsmith-cli-work-');
-    env.env = {
-      PLUGSMITH_CONFIG_DIR: env.configDir,
-      PLUGSMITH_BASE_URL: env.emu.url,
-      PLUGSMITH_MESSAGING_URL: env.emu.messagingUrl,
-      PLUGSMITH_TOKEN: OWNER_TOKEN,
-      PLUGSMITH_API_KEY: API_KEY,
-      PLUGSMITH_ADMIN_TOKEN: env.emu.adminToken,
-    };
+    env.env = { PLUGSMITH_CONFIG_DIR: env.configDir, ...emulatorEnv(env.emu, OWNER_TOKEN) };
     env.api = createClient({
       baseUrl: env.emu.url,
       messagingUrl: env.emu.messagingUrl,
@@ -96,7 +96,6 @@ export function useCliEnv(options: { run?: CliRunner } = {}): CliEnv {
       adminToken: env.emu.adminToken,
     });
     own(() => env.api.close());
-    // A generous kill timer: on a loaded 2-core machine one spawn can take seconds.
     const local = await inProcessCli(env.env);
     const run: CliRunner =
       options.run ?? ((args, { env: full, input }) => local.run(args, { env: full, input }));
