@@ -12,6 +12,7 @@ import type { Db, FileRecord } from '../model.js';
 import type { StoreDeps } from '../context.js';
 import { newId, nowIso } from '../store/ids.js';
 import { owningOrg } from '../api/owning-org.js';
+import { hasRole } from '../auth/guards.js';
 import type { ObjectStorage } from './storage/types.js';
 import { objectKey } from './storage/keys.js';
 import { assertMove } from './rules.js';
@@ -65,15 +66,18 @@ export function checkUploadRequest(body: UploadUrlRequest): void {
 /** Which org owns an upload: the parent's (a 404 for an unknown parent), else the owning-org rule (orgId, the token's org, the caller's only org). */
 export function uploadOrg(db: Db, request: FastifyRequest, body: UploadUrlRequest): string {
   return owningOrg(db, request, {
-    fixed: parentOrg(db, body),
+    fixed: parentOrg(db, request, body),
     of: `${body.parentType?.toLowerCase()} ${body.parentId}`,
     given: body.orgId,
     ask: 'which org owns these files? give parentId and parentType, or orgId',
   });
 }
 
-/** The org of an upload's parent; null without a parent, or for KNOWLEDGE (not stored: its files go to the org chosen as without a parent). */
-function parentOrg(db: Db, body: UploadUrlRequest): string | null {
+/**
+ * The org of an upload's parent; null without a parent, or for KNOWLEDGE (not stored: its files go to the org chosen
+ * as without a parent). An unknown parent is a 404, and so is a character or agent of an org the caller is not in.
+ */
+function parentOrg(db: Db, request: FastifyRequest, body: UploadUrlRequest): string | null {
   // The schema gives parentId and parentType together or not at all.
   if (!body.parentType || !body.parentId || body.parentType === 'KNOWLEDGE') return null;
   const id = body.parentId;
@@ -83,6 +87,10 @@ function parentOrg(db: Db, body: UploadUrlRequest): string | null {
     AGENT: db.agents.get(id)?.orgId,
   }[body.parentType];
   if (!orgId) throw notFound(body.parentType.toLowerCase(), id);
+  // Characters and agents are private to their org: a 403 naming the org would tell a non-member they exist, and where.
+  // An org is not: anyone may learn it exists (a non-member gets the 403 of a missing role, as creating in it).
+  if (body.parentType !== 'ORG' && !hasRole(db, request.principal, orgId, 'VIEWER'))
+    throw notFound(body.parentType.toLowerCase(), id);
   return orgId;
 }
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { request } from 'undici';
 import { afterAll, beforeAll } from 'vitest';
 import { startEmulator, type Emulator, type Seed } from '../../emulator/index.js';
 import { call, type ApiResponse, type CallOptions } from './http.js';
@@ -14,6 +15,11 @@ export const OTHER_ORG = 'org_beta';
 /** A repository of each org in the seed. */
 export const REPOSITORY = 'repo_acme';
 export const OTHER_REPOSITORY = 'repo_beta';
+/** ORG's agent, and its character, in the seed. */
+export const AGENT = 'agent_acme';
+export const CHARACTER = 'char_acme';
+/** ORG's messaging API key in the seed. */
+export const API_KEY = 'psk_matrix_acme';
 
 /**
  * Token strings by kind of caller, relative to ORG: OWNER, MEMBER, VIEWER, a non-member
@@ -104,6 +110,19 @@ export interface MatrixEmulator {
     segment: 'actions' | 'external-events',
     fields: Record<string, unknown>,
   ): Promise<Record<string, any>>;
+  /** Verifies a plugin's webhook as the OWNER of ORG; throws unless its webhook answered the challenge. */
+  verifyWebhook(pluginId: string): Promise<void>;
+  /**
+   * Makes a file of ORG (parent: the org) as its OWNER; with `uploaded` its content is PUT and its status reported
+   * UPLOADED, else its status stays null (awaiting upload).
+   */
+  uploadFile(options?: { uploaded?: boolean; isPublic?: boolean }): Promise<Record<string, any>>;
+  /** Adds a file to a repository of ORG as its OWNER. */
+  addRepositoryFile(repositoryId: string, fileId: string): Promise<void>;
+  /** Installs a plugin as the OWNER of ORG (`path` is the entity's instances path); the instance. */
+  install(path: string, body: Record<string, unknown>): Promise<Record<string, any>>;
+  /** Opens a conversation with a character of ORG on the messaging API (API_KEY); its id. */
+  createConversation(characterId: string): Promise<string>;
 }
 
 let pluginCount = 0;
@@ -155,6 +174,54 @@ export async function startMatrixEmulator(): Promise<MatrixEmulator> {
         }),
         segment,
       );
+    },
+    async verifyWebhook(pluginId) {
+      const verification = await send('POST', `/api/plugins/${pluginId}/verify-webhook`, {
+        token: TOKENS.owner,
+      });
+      if (verification.body?.data?.verified !== true)
+        throw new Error(
+          `verifying plugin ${pluginId} failed: ${verification.status} ${JSON.stringify(verification.body)}`,
+        );
+    },
+    async uploadFile({ uploaded = false, isPublic = false } = {}) {
+      const generated = await send('POST', '/api/generate-upload-url', {
+        token: TOKENS.owner,
+        body: { files: [{ fileName: 'matrix.txt', isPublic }], parentId: ORG, parentType: 'ORG' },
+      });
+      const { signedUrl, fileRecord } = created(generated, 'an upload URL').files[0];
+      if (!uploaded) return fileRecord;
+      const put = await request(signedUrl, { method: 'PUT', body: 'from the matrix' });
+      await put.body.dump();
+      if (put.statusCode >= 300) throw new Error(`uploading a file failed: ${put.statusCode}`);
+      const reported = await send('PATCH', '/api/status', {
+        token: TOKENS.owner,
+        body: { fileId: fileRecord.id, status: 'UPLOADED' },
+      });
+      if (reported.status !== 200)
+        throw new Error(
+          `reporting a file UPLOADED failed: ${reported.status} ${JSON.stringify(reported.body)}`,
+        );
+      return reported.body.data as Record<string, any>;
+    },
+    async addRepositoryFile(repositoryId, fileId) {
+      created(
+        await send('POST', `/api/repositories/${repositoryId}/files`, {
+          token: TOKENS.owner,
+          body: { fileId },
+        }),
+        'a repository file',
+      );
+    },
+    async install(path, body) {
+      return created(await send('POST', path, { token: TOKENS.owner, body }), 'an instance');
+    },
+    async createConversation(characterId) {
+      const conversation = await call(emu.messagingUrl, 'POST', '/conversations', {
+        bearer: API_KEY,
+        body: { characterId },
+      });
+      return created(conversation, 'a conversation').id as string;
     },
   };
 }
