@@ -7,7 +7,7 @@ export const mcpCommands = [
     summary:
       "Serve the project's emulator to a coding agent over MCP (stdio): trigger events, read and resend deliveries, run check, chat, faults (docs/mcp.md)",
     examples: [
-      'claude mcp add plugsmith -- npx plugsmith mcp',
+      'claude mcp add plugsmith -- npx --no plugsmith mcp',
       'plugsmith mcp --read-only',
       'plugsmith --emulator ./my-plugin mcp',
     ],
