@@ -57,7 +57,7 @@ export default async function scenario({ quick }) {
     });
     secret = plugin.webhookSecret;
     await client.plugins.verifyWebhook(plugin.id);
-    await client.agentPlugins.attach('agent_nova', {
+    await client.agentPlugins.install('agent_nova', {
       name: 'bench',
       pluginId: plugin.id,
       events: ['AGENT_MESSAGE_RECEIVED'],

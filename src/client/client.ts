@@ -110,8 +110,8 @@ export class PlatformClient {
     );
     this.repositories = repositoriesResource(management);
     this.dataProviders = dataProvidersResource(management);
-    this.agentPlugins = entityPluginsResource(management, '/api/agents');
-    this.appPlugins = entityPluginsResource(management, '/api/apps');
+    this.agentPlugins = entityPluginsResource(management, 'AGENT');
+    this.appPlugins = entityPluginsResource(management, 'APP');
     this.agentMessages = agentMessagesResource(management);
     this.uploads = uploadsResource(management, transport);
     this.messaging = messagingResource(messaging);

@@ -1,5 +1,8 @@
+import type { InstanceEntityType } from '#contract';
+import { INSTANCE_ENTITY_TYPES } from '#contract/enum-values';
+import { INSTALL_TARGETS } from '#contract/installs';
 import type { PlatformClient, PluginInstance } from '../client/index.js';
-import { installOn, type InstallEntity } from '../client/installs.js';
+import { installOn } from '../client/installs.js';
 import type { Manifest, ManifestInstall } from '../manifest/types.js';
 
 interface InstallOutcome {
@@ -9,11 +12,11 @@ interface InstallOutcome {
   entityId: string;
 }
 
-/** The entity an install goes on: its kind and id (the manifest names exactly one of repository, agent, app). */
-function entityOf(install: ManifestInstall): { kind: InstallEntity; id: string } {
-  if (install.repository) return { kind: 'repository', id: install.repository };
-  if (install.agent) return { kind: 'agent', id: install.agent };
-  return { kind: 'app', id: install.app! };
+/** The entity an install goes on: its type and id (the manifest names exactly one of repository, agent, app: a target's noun). */
+function entityOf(install: ManifestInstall): { entityType: InstanceEntityType; id: string } {
+  const entityType =
+    INSTANCE_ENTITY_TYPES.find((type) => install[INSTALL_TARGETS[type].noun]) ?? 'APP';
+  return { entityType, id: install[INSTALL_TARGETS[entityType].noun]! };
 }
 
 /** Creates the manifest's missing installs and lists the other instances; any instance on the entity is the install (else events twice). */
@@ -44,7 +47,7 @@ export async function ensureInstalls(
       inputs: install.inputs ?? {},
       ...(install.eventDispatchMode ? { eventDispatchMode: install.eventDispatchMode } : {}),
     };
-    const created = await installOn(client, entity.kind, entity.id, body, { orgId });
+    const created = await installOn(client, entity.entityType, entity.id, body, { orgId });
     out.push({ name: install.name, instanceId: created.id, created: true, entityId: entity.id });
   }
   const used = new Set(out.map((o) => o.instanceId));

@@ -1,21 +1,23 @@
 import { beforeAll, describe, expect, test } from 'vitest';
+import type { InstanceEntityType } from '#contract';
+import {
+  entityTypeOfNoun,
+  entityTypeOfPluginType,
+  INSTALL_TARGETS,
+  installsPath,
+  isInstallEntityType,
+} from '#contract/installs';
 import type { Emulator } from '../../emulator/index.js';
 import type { InstanceCreate, PlatformClient } from '../../src/client/index.js';
-import {
-  entityOfInstance,
-  entityOfPluginType,
-  INSTALL_ENTITIES,
-  installOn,
-  installsOn,
-  type InstallEntity,
-} from '../../src/client/installs.js';
+import { installOn, installsOn } from '../../src/client/installs.js';
 import { emulatorAndClient, servePlugin, type TestPlugin } from '../kit/plugin-server.js';
 
-// Issue 42 item 3: one verb (`install`) and one entity-to-resource mapping (src/client/installs.ts) for the three kinds of
-// installation, on a real emulator with a real, verified plugin of each type. The old names (`add`, `attach`) still work.
+// Issue 42 item 3: one verb (`install`) and one mapping by entity type (INSTALL_TARGETS, src/shared/contract/installs.ts)
+// for the three kinds of installation, on a real emulator with a real, verified plugin of each type. The old names (`add`,
+// `attach`) still work.
 
-const CASES: Record<InstallEntity, { entityId: string; plugin: TestPlugin }> = {
-  repository: {
+const CASES: Record<InstanceEntityType, { entityId: string; plugin: TestPlugin }> = {
+  REPOSITORY: {
     entityId: 'repo_docs',
     plugin: {
       name: 'docs reader',
@@ -25,7 +27,7 @@ const CASES: Record<InstallEntity, { entityId: string; plugin: TestPlugin }> = {
       scopes: ['REPOSITORY_FILES_READ'],
     },
   },
-  agent: {
+  AGENT: {
     entityId: 'agent_nova',
     plugin: {
       name: 'echo',
@@ -35,17 +37,17 @@ const CASES: Record<InstallEntity, { entityId: string; plugin: TestPlugin }> = {
       scopes: ['AGENT_MESSAGE_WRITE'],
     },
   },
-  app: {
+  APP: {
     entityId: 'app_verb',
     plugin: { name: 'an app', description: 'an app', type: 'APP', events: [], scopes: [] },
   },
 };
 
-const KINDS = Object.keys(CASES) as InstallEntity[];
+const KINDS = Object.keys(CASES) as InstanceEntityType[];
 
 let emu: Emulator;
 let client: PlatformClient;
-const pluginIds = {} as Record<InstallEntity, string>;
+const pluginIds = {} as Record<InstanceEntityType, string>;
 
 beforeAll(async () => {
   ({ emu, client } = await emulatorAndClient());
@@ -53,19 +55,36 @@ beforeAll(async () => {
     pluginIds[kind] = await servePlugin(emu, client, CASES[kind].plugin, {});
 });
 
-function body(kind: InstallEntity, name: string): InstanceCreate {
+function body(kind: InstanceEntityType, name: string): InstanceCreate {
   const { plugin } = CASES[kind];
   return { name, pluginId: pluginIds[kind], events: plugin.events, scopes: plugin.scopes };
 }
 
 describe('the mapping', () => {
   test('each plugin type goes on one kind of entity, and back', () => {
-    expect(KINDS.map((k) => entityOfPluginType(CASES[k].plugin.type))).toEqual(KINDS);
-    expect(entityOfPluginType('SOMETHING_NEW')).toBeUndefined();
-    expect(entityOfInstance({ entityType: 'SOMETHING_NEW' as 'AGENT' })).toBeUndefined();
-    expect(INSTALL_ENTITIES.repository.route('repo_docs')).toBe(
-      '/api/repositories/repo_docs/data-providers',
+    expect(KINDS.map((k) => entityTypeOfPluginType(CASES[k].plugin.type))).toEqual(KINDS);
+    expect(KINDS.map((k) => INSTALL_TARGETS[k].pluginType)).toEqual(
+      KINDS.map((k) => CASES[k].plugin.type),
     );
+    expect(entityTypeOfPluginType('SOMETHING_NEW')).toBeUndefined();
+    expect(isInstallEntityType('SOMETHING_NEW')).toBe(false);
+    expect(KINDS.filter(isInstallEntityType)).toEqual(KINDS);
+    expect(KINDS.map((k) => entityTypeOfNoun(INSTALL_TARGETS[k].noun))).toEqual(KINDS);
+  });
+
+  test('the routes under /api, the words and the client resources', () => {
+    expect(KINDS.map((k) => installsPath(k, 'x'))).toEqual([
+      '/repositories/x/data-providers',
+      '/agents/x/plugins',
+      '/apps/x/plugins',
+    ]);
+    expect(KINDS.map((k) => INSTALL_TARGETS[k].noun)).toEqual(['repository', 'agent', 'app']);
+    expect(KINDS.map((k) => INSTALL_TARGETS[k].command)).toEqual(['providers', 'handlers', 'apps']);
+    expect(KINDS.map((k) => INSTALL_TARGETS[k].resource)).toEqual([
+      'dataProviders',
+      'agentPlugins',
+      'appPlugins',
+    ]);
   });
 });
 
@@ -77,8 +96,7 @@ describe.each(KINDS)('on a %s', (kind) => {
       orgId: emu.orgId!,
     });
     expect(instance.entityId).toBe(entityId);
-    expect(instance.entityType).toBe(INSTALL_ENTITIES[kind].entityType);
-    expect(entityOfInstance(instance)).toBe(kind);
+    expect(instance.entityType).toBe(kind);
     await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: pluginIds[kind] });
 
     const listed = await installsOn(client, kind).list(entityId);
@@ -91,14 +109,14 @@ describe.each(KINDS)('on a %s', (kind) => {
 
   test('the deprecated name installs the same way', async () => {
     const withOrg =
-      kind === 'app' ? { ...body(kind, 'via alias'), orgId: emu.orgId! } : body(kind, 'via alias');
+      kind === 'APP' ? { ...body(kind, 'via alias'), orgId: emu.orgId! } : body(kind, 'via alias');
     const instance =
-      kind === 'repository'
+      kind === 'REPOSITORY'
         ? await client.dataProviders.add(entityId, withOrg)
-        : kind === 'agent'
+        : kind === 'AGENT'
           ? await client.agentPlugins.attach(entityId, withOrg)
           : await client.appPlugins.attach(entityId, withOrg);
-    expect(instance.entityType).toBe(INSTALL_ENTITIES[kind].entityType);
+    expect(instance.entityType).toBe(kind);
     const listed = await installsOn(client, kind).list(entityId);
     expect(listed.data.map((i) => i.id)).toContain(instance.id);
     await installsOn(client, kind).remove(entityId, instance.id);

@@ -1,11 +1,13 @@
+import type { InstanceEntityType } from '#contract';
+import { installsPath } from '#contract/installs';
 import type { Api } from '../api.js';
 import { segment as s, serializeListQuery, type ListQuery } from '../query.js';
 import type { CallOptions } from '../transport.js';
 import type { InstanceCreate, PluginInstance } from '../types.js';
 
-/** Plugin instances on one kind of entity, under `<entityPath>/:entityId/<collection>`; installing is `install` on all three. */
-export function instancesUnder(api: Api, entityPath: string, collection: string) {
-  const base = (entityId: string) => `${entityPath}/${s(entityId)}/${collection}`;
+/** Plugin instances on one kind of entity, under `/api/<entities>/:entityId/<instances>` (`INSTALL_TARGETS`); installing is `install` on all three. */
+export function instancesOn(api: Api, entityType: InstanceEntityType) {
+  const base = (entityId: string) => `/api${installsPath(entityType, s(entityId))}`;
   return {
     /** Installs an instance (emits PLUGIN_INSTALLED); returns the instance. */
     install: (entityId: string, body: InstanceCreate, options?: CallOptions) =>
@@ -22,24 +24,27 @@ export function instancesUnder(api: Api, entityPath: string, collection: string)
   };
 }
 
-export type InstancesResource = ReturnType<typeof instancesUnder>;
+export type InstancesResource = ReturnType<typeof instancesOn>;
 
 /** Data-provider instances on repositories, under `/api/repositories/:repositoryId/data-providers`. */
 export function dataProvidersResource(api: Api) {
-  const resource = instancesUnder(api, '/api/repositories', 'data-providers');
+  const resource = instancesOn(api, 'REPOSITORY');
   return {
     ...resource,
-    /** @deprecated Use `install` (the same call): kept so that code written against 0.x keeps working. */
+    /** @deprecated Use `install` (the same call): kept because docs/client.md names it for code written against 0.x. */
     add: resource.install,
   };
 }
 
-/** Plugin instances on agents (event handlers) or apps, under `<entityPath>/:entityId/plugins`. */
-export function entityPluginsResource(api: Api, entityPath: '/api/agents' | '/api/apps') {
-  const resource = instancesUnder(api, entityPath, 'plugins');
+/** Plugin instances on agents (event handlers) or apps, under `/api/{agents,apps}/:entityId/plugins`. */
+export function entityPluginsResource(
+  api: Api,
+  entityType: Exclude<InstanceEntityType, 'REPOSITORY'>,
+) {
+  const resource = instancesOn(api, entityType);
   return {
     ...resource,
-    /** @deprecated Use `install` (the same call): kept so that code written against 0.x keeps working. */
+    /** @deprecated Use `install` (the same call): kept because docs/client.md names it for code written against 0.x. */
     attach: resource.install,
   };
 }

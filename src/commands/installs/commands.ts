@@ -1,36 +1,36 @@
+import type { InstanceEntityType } from '#contract';
+import { INSTALL_TARGETS } from '#contract/installs';
 import { defineCommand, type AnyCommandSpec } from '../types.js';
 import { commaList, listOptions, orgOption, targetOptions, yesOption } from '../list-options.js';
-import { INSTALL_KINDS } from './kinds.js';
 
-type Noun = keyof typeof INSTALL_KINDS;
-
-const EXAMPLE: Record<Noun, { entityId: string; scopes: string; events: string }> = {
-  providers: {
+const EXAMPLE: Record<InstanceEntityType, { entityId: string; scopes: string; events: string }> = {
+  REPOSITORY: {
     entityId: 'repo_docs',
     scopes: 'REPOSITORY_FILES_READ',
     events: 'REPOSITORY_FILE_ADDED',
   },
-  handlers: {
+  AGENT: {
     entityId: 'agent_nova',
     scopes: 'AGENT_MESSAGE_WRITE',
     events: 'AGENT_MESSAGE_RECEIVED',
   },
-  apps: { entityId: 'app_main', scopes: '', events: '' },
+  APP: { entityId: 'app_main', scopes: '', events: '' },
 };
 
 const run = () => import('./run.js');
 
-/** `plugsmith <noun> add|list|remove`: installations of one plugin type on its kind of entity. */
-export function installCommands(noun: Noun): AnyCommandSpec[] {
-  const kind = INSTALL_KINDS[noun];
-  const ex = EXAMPLE[noun];
-  const arg = `<${kind.entity}Id>`;
+/** `plugsmith <noun> add|list|remove` (`providers`, `handlers`, `apps`): installations of one plugin type on its kind of entity. */
+export function installCommands(entityType: InstanceEntityType): AnyCommandSpec[] {
+  const target = INSTALL_TARGETS[entityType];
+  const noun = target.command;
+  const ex = EXAMPLE[entityType];
+  const arg = `<${target.noun}Id>`;
   const a = (word: string) => (/^[aeiou]/i.test(word) ? `an ${word}` : `a ${word}`);
   const scopes = ex.scopes ? ` --scopes ${ex.scopes}` : '';
   return [
     defineCommand({
       path: [noun, 'add'],
-      summary: `Install ${a(kind.pluginType)} plugin on ${a(kind.entity)} (the plugin gets PLUGIN_INSTALLED with its token)`,
+      summary: `Install ${a(target.pluginType)} plugin on ${a(target.noun)} (the plugin gets PLUGIN_INSTALLED with its token)`,
       examples: [
         `plugsmith ${noun} add ${ex.entityId} --plugin plg_123${scopes}`,
         `plugsmith ${noun} add ${ex.entityId} --plugin plg_123 --name main${ex.events ? ` --events ${ex.events}` : ''} --inputs ./inputs.json --dispatch-mode SYNC --json`,
@@ -39,7 +39,7 @@ export function installCommands(noun: Noun): AnyCommandSpec[] {
       options: [
         {
           flags: '--plugin <pluginId>',
-          description: `the ${kind.pluginType} plugin to install (its webhook must be verified)`,
+          description: `the ${target.pluginType} plugin to install (its webhook must be verified)`,
         },
         { flags: '--name <name>', description: 'instance name (default: the plugin’s name)' },
         {
@@ -61,7 +61,7 @@ export function installCommands(noun: Noun): AnyCommandSpec[] {
           description: 'SYNC waits for the webhook, ASYNC queues (default ASYNC)',
           choices: ['SYNC', 'ASYNC'],
         },
-        ...(noun === 'apps'
+        ...(entityType === 'APP'
           ? [
               {
                 ...orgOption,
@@ -72,26 +72,26 @@ export function installCommands(noun: Noun): AnyCommandSpec[] {
           : []),
         ...targetOptions,
       ],
-      load: () => run().then((m) => ({ default: m.runAdd(kind) })),
+      load: () => run().then((m) => ({ default: m.runAdd(entityType) })),
     }),
     defineCommand({
       path: [noun, 'list'],
-      summary: `List the ${kind.what}s of ${a(kind.entity)}`,
+      summary: `List the ${target.what}s of ${a(target.noun)}`,
       examples: [
         `plugsmith ${noun} list ${ex.entityId}`,
         `plugsmith ${noun} list ${ex.entityId} --filter pluginId=plg_123 --json`,
       ],
       args: [arg],
       options: [...listOptions, ...targetOptions],
-      load: () => run().then((m) => ({ default: m.runList(kind) })),
+      load: () => run().then((m) => ({ default: m.runList(entityType) })),
     }),
     defineCommand({
       path: [noun, 'remove'],
-      summary: `Uninstall ${a(kind.what)} (OWNER only; the plugin gets PLUGIN_UNINSTALLED)`,
+      summary: `Uninstall ${a(target.what)} (OWNER only; the plugin gets PLUGIN_UNINSTALLED)`,
       examples: [`plugsmith ${noun} remove ${ex.entityId} pin_123 --yes`],
       args: [arg, '<pluginInstanceId>'],
       options: [yesOption, ...targetOptions],
-      load: () => run().then((m) => ({ default: m.runRemove(kind) })),
+      load: () => run().then((m) => ({ default: m.runRemove(entityType) })),
     }),
   ];
 }

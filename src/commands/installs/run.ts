@@ -1,3 +1,5 @@
+import type { InstanceEntityType } from '#contract';
+import { INSTALL_TARGETS } from '#contract/installs';
 import type { RunCommand, TargetFlags } from '../types.js';
 import type { InstanceCreate } from '../../client/index.js';
 import { installOn, installsOn } from '../../client/installs.js';
@@ -5,7 +7,6 @@ import type { ListFlags } from '../list-options.js';
 import { confirmDeletion, printList, printRecord, readJsonFile, withClient } from '../context.js';
 import { askText } from '../../ui/dialogs.js';
 import { printResult } from '../../ui/output.js';
-import type { InstallKind } from './kinds.js';
 
 interface AddFlags {
   plugin?: string;
@@ -17,7 +18,7 @@ interface AddFlags {
 }
 
 /** Installs a plugin on an entity: events default to all the plugin's, scopes to none (granting is always explicit). */
-export function runAdd(kind: InstallKind): RunCommand<AddFlags & TargetFlags> {
+export function runAdd(entityType: InstanceEntityType): RunCommand<AddFlags & TargetFlags> {
   return async (input) => {
     const entityId = input.args[0];
     const o = input.options;
@@ -40,19 +41,19 @@ export function runAdd(kind: InstallKind): RunCommand<AddFlags & TargetFlags> {
         ...(o.dispatchMode !== undefined ? { eventDispatchMode: o.dispatchMode } : {}),
       };
       // On an app, the body names the org (installOn adds it there only).
-      return installOn(client, kind.entity, entityId, body, { orgId: settings.orgId || undefined });
+      return installOn(client, entityType, entityId, body, { orgId: settings.orgId || undefined });
     });
     printRecord(input, instance);
   };
 }
 
 /** Lists the installations on an entity. */
-export function runList(kind: InstallKind): RunCommand<ListFlags & TargetFlags> {
+export function runList(entityType: InstanceEntityType): RunCommand<ListFlags & TargetFlags> {
   return (input) =>
     withClient(input, { token: true }, (client) =>
       printList(
         input,
-        (q) => installsOn(client, kind.entity).list(input.args[0], q),
+        (q) => installsOn(client, entityType).list(input.args[0], q),
         [
           { header: 'ID', value: (i) => i.id },
           { header: 'NAME', value: (i) => i.name },
@@ -61,24 +62,27 @@ export function runList(kind: InstallKind): RunCommand<ListFlags & TargetFlags> 
           { header: 'SCOPES', value: (i) => i.scopes },
           { header: 'MODE', value: (i) => i.eventDispatchMode },
         ],
-        `${kind.what}s`,
+        `${INSTALL_TARGETS[entityType].what}s`,
       ),
     );
 }
 
 /** Uninstalls after confirmation. */
-export function runRemove(kind: InstallKind): RunCommand<{ yes?: boolean } & TargetFlags> {
+export function runRemove(
+  entityType: InstanceEntityType,
+): RunCommand<{ yes?: boolean } & TargetFlags> {
+  const target = INSTALL_TARGETS[entityType];
   return async (input) => {
     const [entityId, instanceId] = input.args;
-    await confirmDeletion(input, `${kind.what} ${instanceId} of ${kind.entity} ${entityId}`);
+    await confirmDeletion(input, `${target.what} ${instanceId} of ${target.noun} ${entityId}`);
     const result = await withClient(input, { token: true }, (client) =>
-      installsOn(client, kind.entity).remove(entityId, instanceId),
+      installsOn(client, entityType).remove(entityId, instanceId),
     );
     printResult(
       input.io,
       input.global,
       result ?? { id: instanceId, deleted: true },
-      () => `removed ${kind.what} ${instanceId}\n`,
+      () => `removed ${target.what} ${instanceId}\n`,
     );
   };
 }

@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
-import { INSTALL_ENTITIES, installOn } from '../../client/installs.js';
+import { entityTypeOfNoun } from '#contract/installs';
+import { installOn } from '../../client/installs.js';
 import type { InstallStepSchema } from '../schema.js';
 import type { StepModule } from '../context.js';
 
@@ -20,11 +21,9 @@ export const installStep: StepModule<'install'> = {
       scopes: step.scopes ?? plugin.scopes ?? [],
       inputs: step.inputs ?? {},
     };
-    const instance = await installOn(client, step.on, step.id, create, { orgId: plugin.orgId });
-    context.installed.set(instance.id, {
-      entityType: INSTALL_ENTITIES[step.on].entityType,
-      entityId: step.id,
-    });
+    const entityType = entityTypeOfNoun(step.on);
+    const instance = await installOn(client, entityType, step.id, create, { orgId: plugin.orgId });
+    context.installed.set(instance.id, { entityType, entityId: step.id });
     return { id: instance.id, entityId: step.id };
   },
 };

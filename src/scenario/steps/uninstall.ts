@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
-import { entityOfInstance, installsOn } from '../../client/installs.js';
+import { isInstallEntityType } from '#contract/installs';
+import { installsOn } from '../../client/installs.js';
 import type { UninstallStepSchema } from '../schema.js';
 import type { StepModule } from '../context.js';
 
@@ -20,9 +21,9 @@ export const uninstallStep: StepModule<'uninstall'> = {
       : context.remote
         ? undefined
         : (await client.emulator.instancesOf(pluginId)).find((i) => i.id === id);
-    const entity = instance && entityOfInstance(instance);
-    if (!instance || !entity) throw new Error(`plugin ${pluginId} has no instance ${id}`);
-    await installsOn(client, entity).remove(instance.entityId, id);
+    if (!instance || !isInstallEntityType(instance.entityType))
+      throw new Error(`plugin ${pluginId} has no instance ${id}`);
+    await installsOn(client, instance.entityType).remove(instance.entityId, id);
     return { id };
   },
 };

@@ -1,6 +1,7 @@
 // The wire contract, defined once: route schemas, serialization, the client's types and the OpenAPI document derive from it.
 export * from './schema.js';
 export * from './enums.js';
+export * from './installs.js';
 export * from './envelope.js';
 export * from './resources.js';
 export * from './requests.js';

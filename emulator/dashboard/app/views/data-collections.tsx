@@ -7,6 +7,7 @@ import {
   PARENT_TYPES,
   PLUGIN_TYPES,
 } from '#contract/enum-values';
+import { installsPath, isInstallEntityType } from '#contract/installs';
 import type { CollectionConfig, DataRecord, DataContext } from './data-collection.js';
 import { WebhookSecret } from './plugin-secret.js';
 import { humanSize } from '../format.js';
@@ -21,12 +22,10 @@ const stamps = ['createdAt', 'updatedAt'];
 const bool = ['true', 'false'];
 const yesNo = (field: string) => (r: DataRecord) => (r[field] === true ? 'yes' : 'no');
 
-/** Where an instance is uninstalled: the route of its kind of entity. */
+/** Where an instance is uninstalled: the route of its kind of entity (an app's for a kind the dashboard does not know). */
 function instancePath(r: DataRecord): string {
-  const entity = enc(String(r.entityId));
-  if (r.entityType === 'REPOSITORY') return `/repositories/${entity}/data-providers/${enc(r.id)}`;
-  if (r.entityType === 'AGENT') return `/agents/${entity}/plugins/${enc(r.id)}`;
-  return `/apps/${entity}/plugins/${enc(r.id)}`;
+  const entityType = isInstallEntityType(r.entityType) ? r.entityType : 'APP';
+  return `${installsPath(entityType, enc(String(r.entityId)))}/${enc(r.id)}`;
 }
 
 const instanceColumns = [
@@ -225,7 +224,7 @@ const dataProviders: CollectionConfig = {
   label: 'Data providers',
   noun: 'data provider',
   target: 'api',
-  listPath: (ctx) => `/repositories/${parentId(ctx)}/data-providers`,
+  listPath: (ctx) => installsPath('REPOSITORY', parentId(ctx)),
   sortFields: [...stamps, 'name'],
   filters: [],
   columns: instanceColumns.filter((c) => c.field !== 'entityType' && c.field !== 'entityId'),
@@ -240,7 +239,7 @@ const dataProviders: CollectionConfig = {
     </>
   ),
   remove: {
-    path: (r, ctx) => `/repositories/${parentId(ctx)}/data-providers/${enc(r.id)}`,
+    path: (r, ctx) => `${installsPath('REPOSITORY', parentId(ctx))}/${enc(r.id)}`,
     label: 'Uninstall data provider',
   },
 };

@@ -13,22 +13,10 @@ import type {
   Repository,
   WebhookVerification,
 } from '#contract/resources';
+import { entityTypeOfPluginType, INSTALL_TARGETS, installsPath } from '#contract/installs';
 import { InputsForm, initialInputs } from './install-inputs.js';
 import { AppPicker } from './app-picker.js';
 import './data-views.css';
-
-/** Where each plugin type installs: the entity kind, its label, and the API route. */
-const TARGETS = {
-  EVENT_HANDLER: {
-    noun: 'agent',
-    path: (id: string) => `/agents/${encodeURIComponent(id)}/plugins`,
-  },
-  DATA_PROVIDER: {
-    noun: 'repository',
-    path: (id: string) => `/repositories/${encodeURIComponent(id)}/data-providers`,
-  },
-  APP: { noun: 'app', path: (id: string) => `/apps/${encodeURIComponent(id)}/plugins` },
-} as const;
 
 /**
  * The Verify & install page (`#/install/<pluginId>`): verify a plugin's webhook and show the
@@ -213,7 +201,8 @@ function VerifySection({
 
 function InstallSection({ plugin }: { plugin: Plugin }) {
   const workspace = currentWorkspace();
-  const target = TARGETS[plugin.type];
+  const entityType = entityTypeOfPluginType(plugin.type);
+  const target = INSTALL_TARGETS[entityType];
   const [entities, setEntities] = useState<Array<{ id: string; name: string }> | null>(null);
   const [entityId, setEntityId] = useState('');
   const [name, setName] = useState(plugin.name);
@@ -264,7 +253,8 @@ function InstallSection({ plugin }: { plugin: Plugin }) {
         eventDispatchMode: mode,
         ...(plugin.type === 'APP' && workspace.orgId ? { orgId: workspace.orgId } : {}),
       };
-      setCreated((await call<PluginInstance>('api', 'POST', target.path(entityId), body)).data);
+      const route = installsPath(entityType, encodeURIComponent(entityId));
+      setCreated((await call<PluginInstance>('api', 'POST', route, body)).data);
       setError(null);
     } catch (failure) {
       setError(failure);
