@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { spawnCli } from '../kit/cli-process.js';
@@ -32,7 +32,7 @@ async function startExec(words: (pidFile: string) => string[], extra: string[] =
     groupMembers(group).some((pid) => commandLine(pid).startsWith('sleep')) ? true : undefined,
   );
   const exited = once(exec.child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-  return { exec, group, exited };
+  return { exec, group, exited, pidFile };
 }
 
 describe('emulator exec owns its command', { timeout: 60_000 }, () => {
@@ -81,11 +81,13 @@ describe('emulator exec owns its command', { timeout: 60_000 }, () => {
   });
 
   test('what the command leaves running in the background is ended with it', async () => {
-    const { exec, group, exited } = await startExec((f) => [
+    // The command ends on its own (0) when the test says so, leaving `sleep 100` behind.
+    const { exec, group, exited, pidFile } = await startExec((f) => [
       'sh',
       '-c',
-      `echo $$ > ${f}; sleep 100 & sleep 1`,
+      `echo $$ > ${f}; sleep 100 & while [ ! -e ${f}.end ]; do sleep 0.05; done`,
     ]);
+    await writeFile(`${pidFile}.end`, '');
     const [code, signal] = await exited;
     expect(code, `${signal} ${exec.stderr()}`).toBe(0);
     expect(groupMembers(group)).toEqual([]);

@@ -323,6 +323,7 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
     // The emulator stops: one line, then a quiet wait (not a line every few seconds).
     expect((await emulator.stop('SIGTERM')).code).toBe(0);
     await until('the lost line', () => dev.stderr().includes('lost the emulator at'));
+    // Only time shows a wait is quiet: dev looks for the emulator every second (no option sets it), so four looks.
     await new Promise((r) => setTimeout(r, 4000));
     expect(count(dev.stderr(), 'lost the emulator at')).toBe(1);
     expect(dev.stderr()).not.toContain('delivery stream lost');

@@ -136,6 +136,7 @@ describe('messaging.events', () => {
     const seen: unknown[] = [];
     // Aborts once the first event is in, after waiting past timeoutMs: the timeout covers the
     // headers, not a quiet stream. (A timer from the start raced the first event under load.)
+    // Only time shows a timeout does not fire; a shorter timeoutMs would not cover the headers under load.
     for await (const event of stream) {
       seen.push(event.data);
       setTimeout(() => controller.abort(), timeoutMs + 500);

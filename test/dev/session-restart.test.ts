@@ -88,9 +88,13 @@ test('dev: two restarts at once (a redeploy and a secret check) leave one plugin
   const restart = (why: string) =>
     (session as unknown as { restartPlugin(why: string): Promise<void> }).restartPlugin(why);
   await Promise.all([restart('a redeploy'), restart('a secret check')]);
-  await new Promise((r) => setTimeout(r, 1500));
+  // The restart started its process; stopped before it ran, it would never have noted its pid.
+  await until('the restarted plugin', async () => (await pids(dir)).length >= 2, {
+    explain: () => lines.join('\n'),
+  });
   await session.stop();
   // A second process would die on the taken port and be restarted, again and again, by a PluginProcess nothing stops.
+  // Only time shows none comes back: a crashed plugin is started again after 0.5 s, then 1 s, 2 s (no option sets it).
   await new Promise((r) => setTimeout(r, 2500));
   const started = await pids(dir);
   expect(

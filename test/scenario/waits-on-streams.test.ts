@@ -11,7 +11,7 @@ import { emulatorAndClient, servePlugin, type TestPlugin } from '../kit/plugin-s
 // again only when they tell of a change: not every 10 ms, which over that second made some hundred
 // list requests. The runner's client sends through an undici agent that counts what it sends.
 
-/** How long the plugin takes to reply after it answered the delivery. */
+/** How long the plugin takes to reply after it answered the delivery: only time makes a reply late (a read every 10 ms made some hundred). */
 const REPLY_AFTER_MS = 1000;
 
 /** An undici agent that records each request it sends (`GET /conversations/conv_1/messages`, without the query). */

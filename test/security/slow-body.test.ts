@@ -10,12 +10,15 @@ import { emulatorInternals } from '../../emulator/internals.js';
 // "A request body that trickles in forever is never timed out" (issue 24): fastify's
 // requestTimeout is 0, so a body that stops, or comes a byte at a time, held its connection (and
 // its parser) forever. A body now has `graceMs` plus a second per `minBytesPerSecond` received;
-// here the bound is short (500 ms, then 1,000 B/s) so the test is quick. A body that flows (a
+// here the bound is short (GRACE_MS, then 1,000 B/s) so the test is quick. A body that flows (a
 // large upload) and a request without a body (an SSE stream) are never cut.
+
+/** The bound's grace here: short, yet long enough for the head and body of an ordinary request on a loaded machine. */
+const GRACE_MS = 200;
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await emulator({ slowBodies: { graceMs: 500, minBytesPerSecond: 1000 } });
+  emu = await emulator({ slowBodies: { graceMs: GRACE_MS, minBytesPerSecond: 1000 } });
 });
 
 async function startBody(
@@ -39,7 +42,7 @@ async function startBody(
 }
 
 async function expectTimedOut(connection: RawConnection) {
-  // Generous: the bound is 500 ms; the answer never came before.
+  // Generous against the GRACE_MS bound; the answer never came before.
   const res = await connection.response(15_000);
   expect(res.status).toBe(408);
   expect(res.headers.connection).toBe('close');
@@ -119,7 +122,7 @@ test('an upload that keeps flowing is never cut, however long it takes', async (
     chunk.length * chunks,
   );
   try {
-    // Well past the 500 ms grace, at about 1 MB/s: far above the minimum rate.
+    // Well past the GRACE_MS grace, at about 1 MB/s: far above the minimum rate.
     for (let i = 0; i < chunks; i++) {
       connection.write(chunk);
       await sleep(40);
@@ -148,7 +151,8 @@ test('an SSE stream (a request without a body) outlives the bound and still deli
   expect(stream.status).toBe(200);
   const reader = stream.body!.getReader();
   try {
-    await sleep(1500);
+    // Only time passes a bound that never fires; the emulator's graceMs is set short above.
+    await sleep(2 * GRACE_MS);
     const sent = await fetch(`${emu.messagingUrl}/conversations/${conversationId}/messages`, {
       method: 'POST',
       headers: { authorization: `Bearer ${emu.apiKey}`, 'content-type': 'application/json' },
@@ -178,9 +182,10 @@ test('a request injected into an app (inject(): no connection to hold) is not bo
       payload: '{"name":"x"}',
     });
     expect(res.statusCode).toBe(401);
-    // Past the 500 ms bound: a bound armed on it would now try to close a connection that is not
-    // there, and throw from its timer (vitest fails the run for an uncaught error).
-    await sleep(1200);
+    // Past the GRACE_MS bound: a bound armed on it would now try to close a connection that is not
+    // there, and throw from its timer (vitest fails the run for an uncaught error). Only time shows
+    // it was not armed; the emulator's graceMs is set short above.
+    await sleep(2 * GRACE_MS);
   } finally {
     await app.close();
   }
@@ -208,7 +213,7 @@ async function expectClosedWhileTrickling(
     }
   })();
   try {
-    // Generous against the 500 ms bound; before the fix the connection never ended.
+    // Generous against the GRACE_MS bound; before the fix the connection never ended.
     expect(await connection.endsWithin(8_000), `${method} ${path} still open`).toBe(true);
   } finally {
     trickling = false;

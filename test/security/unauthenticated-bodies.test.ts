@@ -3,7 +3,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { RawConnection } from '../kit/raw-http.js';
 import { emulatorInternals } from '../../emulator/internals.js';
-import { emulator } from '../kit/index.js';
+import { emulator, until } from '../kit/index.js';
 
 // startEmulator rather than the kit's emulator() in places: this file tests the connection bounds a start refuses.
 
@@ -70,11 +70,14 @@ describe('bodies from callers without a credential', { timeout: 60_000 }, () => 
     // As the attacker did: whenever the emulator closes one, another takes its place.
     const answers: number[] = [];
     const connections = new Set<RawConnection>();
+    /** The attackers that sent a head so far. */
+    const connected = new Set<number>();
     let attacking = true;
-    const attack = async () => {
+    const attack = async (_: unknown, attacker: number) => {
       while (attacking) {
         const connection = await signInHead(emu, 1_000_000);
         connections.add(connection);
+        connected.add(attacker);
         if (!attacking) connection.close();
         await connection.closed;
         connections.delete(connection);
@@ -86,7 +89,11 @@ describe('bodies from callers without a credential', { timeout: 60_000 }, () => 
     const attackers = Array.from({ length: 260 }, attack);
     const stop = trickle(connections, 200);
     try {
-      await sleep(1_000);
+      // Health is probed under the attack in full swing: once every attacker has sent a head.
+      await until('every attacker to connect', () => connected.size === attackers.length, {
+        timeoutMs: 30_000,
+        explain: () => `${connected.size} attackers connected, ${answers.length} answers`,
+      });
       const statuses = await probeHealth(emu, 1_500);
       expect(statuses.length).toBeGreaterThan(0);
       expect(statuses.every((status) => status === 200)).toBe(true);
@@ -128,9 +135,12 @@ describe('bodies from callers without a credential', { timeout: 60_000 }, () => 
   });
 
   it('a body within the cap that trickles slower than the minimum rate is answered 408 and closed', async () => {
-    const emu = await emulator({ unauthenticatedBodies: { graceMs: 300, minBytesPerSecond: 100 } });
+    const emu = await emulator({
+      unauthenticatedBodies: { graceMs: 100, minBytesPerSecond: 1_000 },
+    });
     const connection = await signInHead(emu, 10_000);
-    const stop = trickle([connection], 1_000);
+    // 64 bytes every 100 ms: 640 B/s, under the minimum rate (a short grace and a high rate keep the test quick).
+    const stop = trickle([connection], 100);
     try {
       const answer = await connection.response(15_000);
       expect(answer.status).toBe(408);

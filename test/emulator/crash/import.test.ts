@@ -82,6 +82,7 @@ test.each(STEPS)(
     const acknowledged: string[] = [];
     await Promise.all(
       Array.from({ length: 5 }, async (_, i) => {
+        // A second per write: at import-written the journal's sync is held, and only time says a write will not answer.
         const created = await Promise.race([
           createPlugin(child.info, `after-${i}`),
           new Promise<null>((r) => setTimeout(() => r(null), 1000)),
