@@ -1,15 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Delivery, Message, PlatformClient, Plugin, PluginInstance } from '../client/index.js';
+import type { InstanceEntityType, PluginType } from '#contract';
 import {
-  entityOfInstance,
-  entityOfPluginType,
-  INSTALL_ENTITIES,
-  installOn,
-  installsOn,
-  type InstallEntity,
-} from '../client/installs.js';
+  entityTypeOfPluginType,
+  INSTALL_TARGETS,
+  installsPath,
+  isInstallEntityType,
+} from '#contract/installs';
+import type { Delivery, Message, PlatformClient, Plugin, PluginInstance } from '../client/index.js';
+import { installOn, installsOn } from '../client/installs.js';
 import { uploadRepositoryFile } from '../client/repository-file.js';
-import { INSTALL_KINDS } from '../commands/installs/kinds.js';
 import { LIFECYCLE_EVENTS, type WebhookEventType } from '../shared/webhooks/events.js';
 import { UserError, EXIT } from '../errors.js';
 import { accepted, readFailedAttempt } from '../delivery-watch/index.js';
@@ -50,25 +49,34 @@ interface TriggerResult {
   reply?: Message | null;
 }
 
-/** The plugin type that receives each activity event (lifecycle events go to every type), and the entity it is about. */
-const ACTIVITY: Partial<Record<WebhookEventType, { pluginType: string; entityType: string }>> = {
-  AGENT_MESSAGE_RECEIVED: { pluginType: 'EVENT_HANDLER', entityType: 'AGENT' },
-  REPOSITORY_FILE_ADDED: { pluginType: 'DATA_PROVIDER', entityType: 'REPOSITORY' },
-  REPOSITORY_FILE_REMOVED: { pluginType: 'DATA_PROVIDER', entityType: 'REPOSITORY' },
+/** The entity each activity event is about (lifecycle events are about any); only the plugin type installed there (`INSTALL_TARGETS`) receives it. */
+const ACTIVITY: Partial<Record<WebhookEventType, InstanceEntityType>> = {
+  AGENT_MESSAGE_RECEIVED: 'AGENT',
+  REPOSITORY_FILE_ADDED: 'REPOSITORY',
+  REPOSITORY_FILE_REMOVED: 'REPOSITORY',
 };
+
+/** The noun with its article, for a message ("an agent"). */
+const withArticle = (noun: string) => (/^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`);
+
+/** The plugin type that receives an activity event (undefined for a lifecycle event: every type does). */
+function receivingPluginType(type: WebhookEventType): PluginType | undefined {
+  const entityType = ACTIVITY[type];
+  return entityType && INSTALL_TARGETS[entityType].pluginType;
+}
 
 /** Refuses an event the plugin's type never receives (a DATA_PROVIDER is never told of agent messages). */
 function requireApplicable(plugin: Plugin, type: WebhookEventType): void {
-  const wanted = ACTIVITY[type]?.pluginType;
+  const wanted = receivingPluginType(type);
   if (!wanted || plugin.type === wanted) return;
   const receivable = [
     ...LIFECYCLE_EVENTS,
     ...(Object.keys(ACTIVITY) as WebhookEventType[]).filter(
-      (t) => ACTIVITY[t]?.pluginType === plugin.type,
+      (t) => receivingPluginType(t) === plugin.type,
     ),
   ];
   throw new UserError(
-    `${type} does not apply to plugin ${plugin.id}: it goes to ${wanted} plugins only, and this one is ${plugin.type === 'APP' ? 'an' : 'a'} ${String(plugin.type)} (it can receive ${receivable.join(', ')})`,
+    `${type} does not apply to plugin ${plugin.id}: it goes to ${wanted} plugins only, and this one is ${plugin.type === 'APP' ? 'an' : 'a'} ${plugin.type} (it can receive ${receivable.join(', ')})`,
     EXIT.USAGE,
   );
 }
@@ -94,7 +102,7 @@ export async function triggerEvent(
     const named = { ...request, instanceId: instance.id, hasApiKey: true };
     return withFailedOutput(
       client,
-      await withMessaging(client, String(instance.orgId ?? plugin.orgId), request, (messaging) =>
+      await withMessaging(client, instance.orgId ?? plugin.orgId, request, (messaging) =>
         emitOrAct(messaging, plugin, named),
       ),
     );
@@ -174,8 +182,8 @@ async function pickInstance(
   request: TriggerRequest,
 ): Promise<PluginInstance> {
   const instances = await client.emulator.instancesOf(plugin.id);
-  const entityType = ACTIVITY[request.type]?.entityType;
-  const onEntity = entityType === 'AGENT' ? 'an agent' : 'a repository';
+  const entityType = ACTIVITY[request.type];
+  const onEntity = entityType && withArticle(INSTALL_TARGETS[entityType].noun);
   if (request.instanceId) {
     const named = instances.find((i) => i.id === request.instanceId);
     if (!named)
@@ -185,7 +193,7 @@ async function pickInstance(
       );
     if (entityType && named.entityType !== entityType) {
       throw new UserError(
-        `${request.type} needs an instance on ${onEntity}; ${named.id} is on ${String(named.entityType).toLowerCase()} ${named.entityId}`,
+        `${request.type} needs an instance on ${onEntity}; ${named.id} is on ${named.entityType.toLowerCase()} ${named.entityId}`,
         EXIT.USAGE,
       );
     }
@@ -193,13 +201,9 @@ async function pickInstance(
   }
   const fitting = instances.filter((i) => !entityType || i.entityType === entityType);
   if (fitting.length === 0) {
-    const noun =
-      plugin.type === 'DATA_PROVIDER'
-        ? 'providers add REPOSITORY_ID'
-        : plugin.type === 'EVENT_HANDLER'
-          ? 'handlers add AGENT_ID'
-          : 'apps add APP_ID';
-    const how = `\`plugsmith ${noun} --plugin ${plugin.id}\` or the manifest's "installs"`;
+    const installedOn = entityTypeOfPluginType(plugin.type) ?? 'APP';
+    const add = `${INSTALL_TARGETS[installedOn].command} add ${installedOn}_ID`;
+    const how = `\`plugsmith ${add} --plugin ${plugin.id}\` or the manifest's "installs"`;
     throw new UserError(
       `plugin ${plugin.id} has no instance${entityType ? ` on ${onEntity}` : ''}: run \`plugsmith trigger PLUGIN_INSTALLED --plugin ${plugin.id}\` (installs a sample one) or install it with ${how}`,
       EXIT.NOT_FOUND,
@@ -283,12 +287,12 @@ async function emitCustom(
   let conversationId: string | undefined;
   // Without a whole --data, the sample is about a real conversation, so the plugin's answer into it succeeds.
   if (request.type === 'AGENT_MESSAGE_RECEIVED' && instance && request.data === undefined) {
-    const { character, conversation } = await openConversation(client, String(instance.entityId));
+    const { character, conversation } = await openConversation(client, instance.entityId);
     conversationId = conversation.id;
     Object.assign(known, { characterId: character.id, conversationId });
   }
   if (instance?.entityType === 'REPOSITORY') {
-    const files = await client.repositories.files.list(String(instance.entityId), { limit: 1 });
+    const files = await client.repositories.files.list(instance.entityId, { limit: 1 });
     if (files.data[0]) Object.assign(known, { file: files.data[0], fileId: files.data[0].id });
   }
   const data = applyOverrides(
@@ -401,7 +405,7 @@ async function installed(
   const original = logged.data[0];
   if (!original) {
     throw new UserError(
-      `instance ${instance.id}'s PLUGIN_INSTALLED is not in the delivery log (the store was imported or reset?), so its token cannot be sent again: uninstall and install it again (\`plugsmith ${installNoun(instance)} remove ${String(instance.entityId)} ${instance.id}\`, then \`add\`)`,
+      `instance ${instance.id}'s PLUGIN_INSTALLED is not in the delivery log (the store was imported or reset?), so its token cannot be sent again: uninstall and install it again (\`plugsmith ${installNoun(instance)} remove ${instance.entityId} ${instance.id}\`, then \`add\`)`,
       EXIT.NOT_FOUND,
     );
   }
@@ -415,13 +419,10 @@ async function installed(
   };
 }
 
-/** The CLI noun that installs and removes instances on an instance's kind of entity. */
+/** The CLI noun that installs and removes instances on an instance's kind of entity (`handlers` for a kind this code does not know). */
 function installNoun(instance: PluginInstance): string {
-  const entity = entityOfInstance(instance);
-  const noun = (Object.keys(INSTALL_KINDS) as Array<keyof typeof INSTALL_KINDS>).find(
-    (n) => INSTALL_KINDS[n].entity === entity,
-  );
-  return noun ?? 'handlers';
+  const entityType = isInstallEntityType(instance.entityType) ? instance.entityType : 'AGENT';
+  return INSTALL_TARGETS[entityType].command;
 }
 
 /** The entity a sample install goes on: the org's first repository (made if none), its first agent, or the sample app. */
@@ -429,9 +430,9 @@ async function sampleEntity(
   client: PlatformClient,
   plugin: Plugin,
   orgId: string,
-): Promise<{ kind: InstallEntity; id: string }> {
-  const kind = entityOfPluginType(plugin.type) ?? 'app';
-  if (kind === 'repository') {
+): Promise<{ entityType: InstanceEntityType; id: string }> {
+  const entityType = entityTypeOfPluginType(plugin.type) ?? 'APP';
+  if (entityType === 'REPOSITORY') {
     const repos = await client.repositories.listByOrg(orgId, { limit: 1 });
     const id =
       repos.data[0]?.id ??
@@ -440,22 +441,22 @@ async function sampleEntity(
           name: 'Sample repository (plugsmith trigger)',
         })
       ).id;
-    return { kind, id };
+    return { entityType, id };
   }
-  if (kind === 'agent') {
+  if (entityType === 'AGENT') {
     const agent = (await client.emulator.agentsOf(orgId))[0];
     if (!agent)
       throw new UserError(
         `org ${orgId} has no agent to install on: create one with POST /_emulator/agents {"orgId": "${orgId}", "name": "…"}`,
         EXIT.USAGE,
       );
-    return { kind, id: agent.id };
+    return { entityType, id: agent.id };
   }
-  return { kind, id: String(sampleValue('PLUGIN_INSTALLED', 'appId')) };
+  return { entityType, id: String(sampleValue('PLUGIN_INSTALLED', 'appId')) };
 }
 
 async function install(client: PlatformClient, plugin: Plugin): Promise<Emitted> {
-  const orgId = String(plugin.orgId);
+  const orgId = plugin.orgId;
   const body = {
     name: String(sampleValue('PLUGIN_INSTALLED', 'instanceName')),
     pluginId: plugin.id,
@@ -465,8 +466,8 @@ async function install(client: PlatformClient, plugin: Plugin): Promise<Emitted>
   };
   const entity = await sampleEntity(client, plugin, orgId);
   return {
-    instance: await installOn(client, entity.kind, entity.id, body, { orgId }),
-    via: `POST ${INSTALL_ENTITIES[entity.kind].route(entity.id)}`,
+    instance: await installOn(client, entity.entityType, entity.id, body, { orgId }),
+    via: `POST /api${installsPath(entity.entityType, entity.id)}`,
   };
 }
 
@@ -481,17 +482,14 @@ const EMITTERS: Record<
   Emitter
 > = {
   async PLUGIN_UNINSTALLED(client, _plugin, instance) {
-    const entityId = String(instance.entityId);
-    const entity = entityOfInstance(instance);
-    if (!entity)
-      throw new Error(
-        `instance ${instance.id} is on an unknown kind of entity: ${instance.entityType}`,
-      );
-    await installsOn(client, entity).remove(entityId, instance.id);
-    return { instance, via: `DELETE ${INSTALL_ENTITIES[entity].route(entityId)}/${instance.id}` };
+    const { entityId, entityType } = instance;
+    if (!isInstallEntityType(entityType))
+      throw new Error(`instance ${instance.id} is on an unknown kind of entity: ${entityType}`);
+    await installsOn(client, entityType).remove(entityId, instance.id);
+    return { instance, via: `DELETE /api${installsPath(entityType, entityId)}/${instance.id}` };
   },
   async AGENT_MESSAGE_RECEIVED(client, _plugin, instance) {
-    const { character, conversation } = await openConversation(client, String(instance.entityId));
+    const { character, conversation } = await openConversation(client, instance.entityId);
     const sent = await client.messaging.messages.send(conversation.id, {
       content: String(sampleValue('AGENT_MESSAGE_RECEIVED', 'text')),
       type: 'TEXT',
@@ -500,24 +498,20 @@ const EMITTERS: Record<
     return { instance, via, conversationId: conversation.id, messageId: sent.id };
   },
   async REPOSITORY_FILE_ADDED(client, plugin, instance) {
-    const repositoryId = String(instance.entityId);
-    const fileId = await addSampleFile(
-      client,
-      String(instance.orgId ?? plugin.orgId),
-      repositoryId,
-    );
+    const repositoryId = instance.entityId;
+    const fileId = await addSampleFile(client, instance.orgId ?? plugin.orgId, repositoryId);
     return {
       instance,
       via: `an upload of ${String(sampleValue('REPOSITORY_FILE_ADDED', 'fileName'))} (${fileId}) added to repository ${repositoryId}`,
     };
   },
   async REPOSITORY_FILE_REMOVED(client, plugin, instance) {
-    const repositoryId = String(instance.entityId);
+    const repositoryId = instance.entityId;
     const held = await client.repositories.files.list(repositoryId, { limit: 1 });
     let fileId = held.data[0]?.id;
     let added = '';
     if (!fileId) {
-      fileId = await addSampleFile(client, String(instance.orgId ?? plugin.orgId), repositoryId);
+      fileId = await addSampleFile(client, instance.orgId ?? plugin.orgId, repositoryId);
       added = ' (a sample file was added first)';
     }
     await client.repositories.files.remove(repositoryId, fileId);
