@@ -3,9 +3,11 @@ import type { NumberedLine } from '../../src/shared/plugin-output.js';
 
 /**
  * A line read up to this long after an attempt's answer still counts as written before it: plugsmith reads the plugin's
- * pipe in its own event loop, so a line the plugin wrote just before answering may be read a little after the answer.
+ * pipe in its own event loop, which also runs the emulator `dev` started, so a line the plugin wrote just before
+ * answering may be read after the answer; on a busy machine (a CI job's parallel tests) 25 ms was too little, and a
+ * handler's stack trace went unlinked.
  */
-export const ANSWER_SLACK_MS = 25;
+export const ANSWER_SLACK_MS = 100;
 /** At most this many lines per attempt (the newest). */
 export const MAX_LINES_PER_ATTEMPT = 200;
 
