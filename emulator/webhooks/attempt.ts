@@ -122,6 +122,16 @@ export async function attemptDelivery(input: AttemptInput): Promise<AttemptOutco
   }
 }
 
+/** A send whose connection was closed before an answer, sent once more on a fresh connection, which failed too. */
+class ResendFailed extends Error {
+  constructor(
+    /** Why the resend failed. */
+    readonly resend: unknown,
+  ) {
+    super('the connection was closed before an answer, and the resend failed');
+  }
+}
+
 /** The POST itself; a kept-alive socket the target closed fails before any answer, so it is sent once more on a fresh connection (same webhook-id). */
 async function post(
   input: AttemptInput,
@@ -141,7 +151,14 @@ async function post(
     return await send(false);
   } catch (error) {
     if (signal.aborted || !isStaleSocket(error)) throw error;
-    return send(true);
+    try {
+      return await send(true);
+    } catch (resendError) {
+      if (signal.aborted) throw resendError;
+      // The first connection may have carried the request to the webhook (which then crashed or closed it): the resend's
+      // error alone would tell of the second connection only.
+      throw new ResendFailed(resendError);
+    }
   }
 }
 
@@ -169,15 +186,24 @@ function isStaleSocket(error: unknown): boolean {
   );
 }
 
-/** A short, person-readable reason for a failed request, from undici's error and its cause. */
+/** undici's error code, or its cause's under a socket error (`UND_ERR_SOCKET` wrapping `ECONNRESET`). */
+function networkCode(error: unknown): string | undefined {
+  const e = error as { code?: string; cause?: { code?: string } };
+  return e?.code && e.code !== 'UND_ERR_SOCKET' ? e.code : (e?.cause?.code ?? e?.code);
+}
+
+/**
+ * A short, person-readable reason for a failed request, from undici's error and its cause. "Connection refused" only when no
+ * connection was made at all: a connection closed with the request on it says so, even when its resend was then refused.
+ */
 function describeNetworkError(error: unknown, url: string, origin: string): string {
-  const e = error as {
-    code?: string;
-    message?: string;
-    cause?: { code?: string; message?: string };
-  };
-  const code = e?.code && e.code !== 'UND_ERR_SOCKET' ? e.code : (e?.cause?.code ?? e?.code);
-  switch (code) {
+  if (error instanceof ResendFailed) {
+    return networkCode(error.resend) === 'ECONNREFUSED'
+      ? `the connection to ${origin} was closed before an answer; a new one was refused (the server stopped)`
+      : describeNetworkError(error.resend, url, origin);
+  }
+  const e = error as { message?: string; cause?: { message?: string } };
+  switch (networkCode(error)) {
     case 'ECONNREFUSED':
       return `connection refused by ${origin}: is the webhook server running?`;
     case 'ENOTFOUND':

@@ -41,14 +41,23 @@ interface PluginRunnerOptions {
   /** The plugin said its port is in use (`EADDRINUSE`, `Address already in use`), or its process exited. */
   onTrouble?: (what: 'port in use' | 'exited') => void;
   /**
-   * The plugin is about to be down: before its first start, before a restart stops it, and when it exited. The session holds
-   * the plugin's deliveries until it answers again; awaited before a (re)start.
+   * The plugin is about to be down: before its first start, before a restart stops it, when it exited, and when one of its
+   * Node processes crashed. The session holds the plugin's deliveries until it answers again; awaited before a (re)start.
    */
   onDown?: () => Promise<void>;
+  /**
+   * A Node process of the plugin crashed and is gone while the command keeps running (a watcher such as `tsx watch` or
+   * `node --watch`, which starts the plugin again when a file changes): no start of dev's will say when it is back, so the
+   * session waits for it to answer again.
+   */
+  onCrashUnderWatcher?: () => void;
 }
 
 /** How Node (`EADDRINUSE`) and Python (`[Errno 98] Address already in use`) say a port is taken. */
 export const PORT_IN_USE = /EADDRINUSE|address already in use/i;
+
+/** How long a crashed process may take to be gone (it wrote its report on its way out). */
+const GONE_WITHIN_MS = 2000;
 
 /**
  * The plugin process as dev runs it: started, restarted with a backoff when it exits (PluginProcess), restarted on purpose
@@ -214,15 +223,35 @@ export class PluginRunner {
     const why = crash.error ?? `exit code ${crash.code}`;
     const leader = this.process;
     this.options.report.pluginStopped?.(`crashed: ${why}`);
-    void sleep(300).then(() => {
+    // Held from now: should the command exit too, its restart holds them anyway; should it keep running, until the plugin answers.
+    void this.options.onDown?.();
+    void sleep(300).then(async () => {
       if (this.stopped) return;
       const keepsRunning = leader !== null && leader === this.process && leader.running;
       this.options.report.warn(
         `the plugin crashed: ${why} (pid ${crash.pid}: node ${crash.command}${crash.error ? `, exit code ${crash.code}` : ''})` +
           (keepsRunning
-            ? `; \`${this.options.command}\` keeps running (a watcher?): fix the plugin and save, dev verifies it once it answers`
+            ? `; \`${this.options.command}\` keeps running (a watcher?): fix the plugin and save, dev holds its deliveries and verifies it once it answers`
             : ''),
       );
+      if (!keepsRunning) return;
+      // The report was written on the process's way out: until it is gone, its port may still take connections.
+      await gone(crash.pid, GONE_WITHIN_MS);
+      if (!this.stopped && leader === this.process && leader.running)
+        this.options.onCrashUnderWatcher?.();
     });
+  }
+}
+
+/** Resolves once the process is gone, or after `withinMs` (a zombie nobody reaps has closed its sockets already). */
+async function gone(pid: number, withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(pid, 0);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EPERM') return;
+    }
+    await sleep(50);
   }
 }

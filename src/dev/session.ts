@@ -108,9 +108,12 @@ export class DevSession {
       env: options.env,
       launch: () => this.launch(),
       report,
-      onStart: (restarted) => void this.verifier.check(restarted),
+      onStart: (restarted) => void this.verifier.started(restarted),
       onTrouble: (what) => void this.onPluginTrouble(what),
       onDown: () => this.hold.hold(),
+      onCrashUnderWatcher: () => {
+        if (!this.stopped) void this.verifier.crashedUnderWatcher();
+      },
     });
     this.hold = new DeliveryHold({
       client: () => this.link!.client,

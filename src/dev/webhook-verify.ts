@@ -46,6 +46,11 @@ export class WebhookVerifier {
   verified = false;
   private current: AbortController | null = null;
   private readied = false;
+  /**
+   * A Node process of the plugin crashed while its command (a watcher) runs on, and the plugin has not answered since: every
+   * check waits for it without a deadline, and says it is back when it answers. Cleared by a process dev starts.
+   */
+  private downUnderWatcher = false;
 
   constructor(private readonly options: WebhookVerifyOptions) {}
 
@@ -55,6 +60,21 @@ export class WebhookVerifier {
     const run = new AbortController();
     this.current = run;
     return this.whenUp(restarted, run.signal);
+  }
+
+  /** A process dev started (`restarted`: after an exit): a crash under the command it replaced no longer counts. */
+  started(restarted: boolean): Promise<void> {
+    this.downUnderWatcher = false;
+    return this.check(restarted);
+  }
+
+  /**
+   * The plugin crashed under a watcher that keeps running: waits, without a deadline, for the watcher to start it again and
+   * for it to answer; then says it is back and goes on as after a restart (verified, its held deliveries released).
+   */
+  crashedUnderWatcher(): Promise<void> {
+    this.downUnderWatcher = true;
+    return this.check(true);
   }
 
   /** Cancels the check under way (the session stops). */
@@ -71,22 +91,24 @@ export class WebhookVerifier {
     const plugin = this.options.plugin;
     let deadline = Date.now() + this.options.verifyTimeoutMs;
     const crashesBefore = plugin.crashes;
+    // A crash under a watcher that keeps running: wait, without a deadline, for it to restart the plugin.
+    const crashed = () => this.downUnderWatcher || plugin.crashes > crashesBefore;
     while (!(await accepts(webhookUrl))) {
       if (signal.aborted || !plugin.running) return;
-      // A crash under a watcher that keeps running: wait, without a deadline, for it to restart the plugin.
-      const crashed = plugin.crashes > crashesBefore;
-      if (!crashed && Date.now() > deadline) {
+      if (!crashed() && Date.now() > deadline) {
         this.options.report.warn(
           `the plugin does not answer at ${webhookUrl} after ${Math.round(this.options.verifyTimeoutMs / 1000)}s: does it listen on PORT=${port}? (waiting for a change)`,
         );
         await this.options.onUp?.();
         return;
       }
-      await sleep(crashed ? 4 * PROBE_INTERVAL_MS : PROBE_INTERVAL_MS);
+      await sleep(crashed() ? 4 * PROBE_INTERVAL_MS : PROBE_INTERVAL_MS);
     }
-    if (plugin.crashes > crashesBefore) deadline = Date.now() + this.options.verifyTimeoutMs;
-    if (restarted || plugin.crashes > crashesBefore)
-      this.options.report.info(`the plugin is back at ${webhookUrl}`);
+    if (signal.aborted) return;
+    const back = restarted || crashed();
+    if (crashed()) deadline = Date.now() + this.options.verifyTimeoutMs;
+    this.downUnderWatcher = false;
+    if (back) this.options.report.info(`the plugin is back at ${webhookUrl}`);
     await this.verifyAndInstall(signal, deadline);
   }
 
