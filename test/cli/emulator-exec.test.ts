@@ -4,24 +4,11 @@ import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli, spawnCli } from '../kit/cli-process.js';
 import { freePort } from '../kit/ports.js';
-import { tempDir } from '../kit/index.js';
+import { tempDir, freshMachine } from '../kit/index.js';
 
 // `plugsmith emulator exec`: any test runner, in any language, gets a fresh emulator in its environment.
 
 const PYTHON_PLUGIN = resolve(import.meta.dirname, '../fixtures/python-plugin');
-
-async function machine(): Promise<Record<string, string>> {
-  const home = await tempDir('plugsmith-exec-home-');
-  return {
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    PLUGSMITH_CONFIG_DIR: join(home, '.config', 'plugsmith'),
-    PLUGSMITH_BASE_URL: '',
-    PLUGSMITH_TOKEN: '',
-    PLUGSMITH_API_KEY: '',
-    PLUGSMITH_ADMIN_TOKEN: '',
-  };
-}
 
 /** A shell command that reads the environment and calls the API with node (no curl): exits 0 when the org's agents answer. */
 const NODE_CHECK = `node -e '
@@ -33,7 +20,7 @@ fetch(base + "/api/orgs/" + org + "/repositories", { headers: { authorization: "
 
 describe('plugsmith emulator exec', { timeout: 120_000 }, () => {
   test('a shell command gets the emulator in its environment; its exit code (and 128+n for a signal) is the exit code; the emulator is gone after', async () => {
-    const env = await machine();
+    const env = await freshMachine();
     const cwd = await tempDir('plugsmith-exec-');
     const ok = await runCli(['emulator', 'exec', '--', 'sh', '-c', NODE_CHECK], { cwd, env });
     expect(ok.code, ok.stderr).toBe(0);
@@ -74,7 +61,7 @@ describe('plugsmith emulator exec', { timeout: 120_000 }, () => {
   });
 
   test('SIGTERM passes to the command; --json prints the environment instead and serves until stopped', async () => {
-    const env = await machine();
+    const env = await freshMachine();
     const cwd = await tempDir('plugsmith-exec-');
     const exec = spawnCli(
       [
@@ -117,7 +104,7 @@ describe('plugsmith emulator exec', { timeout: 120_000 }, () => {
   });
 
   test('python3 -m unittest against a stdlib-only Python receiver: the challenge flow, with the project deployed by --deploy; a failing suite fails', async () => {
-    const env = await machine();
+    const env = await freshMachine();
     const cwd = await tempDir('plugsmith-exec-python-');
     await cp(PYTHON_PLUGIN, cwd, { recursive: true });
     const port = String(await freePort());

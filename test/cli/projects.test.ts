@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
-import { runCliInProcess, until, tempDir } from '../kit/index.js';
+import { runCliInProcess, until, tempDir, freshMachine } from '../kit/index.js';
 import { freePort } from '../kit/ports.js';
 import { stateFileOf } from '../kit/emulator-state.js';
 
@@ -44,23 +44,6 @@ async function project(name: string, installs: unknown[] = []): Promise<string> 
   return realpathSync(dir);
 }
 
-/** A temporary HOME and config dir, and no platform from the environment. */
-async function machine(): Promise<Record<string, string>> {
-  const home = await tempDir('plugsmith-home-');
-  return {
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    PLUGSMITH_CONFIG_DIR: join(home, '.config', 'plugsmith'),
-    PLUGSMITH_BASE_URL: '',
-    PLUGSMITH_MESSAGING_URL: '',
-    PLUGSMITH_TOKEN: '',
-    PLUGSMITH_API_KEY: '',
-    PLUGSMITH_PROFILE: '',
-    PLUGSMITH_ADMIN_TOKEN: '',
-    PLUGSMITH_EMULATOR: '',
-  };
-}
-
 async function lineMatching(proc: CliProcess, pattern: RegExp): Promise<string> {
   for (;;) {
     const line = await proc.nextLine();
@@ -84,7 +67,7 @@ async function instancesOf(
 
 describe('one emulator per project', { timeout: 150_000 }, () => {
   test('two projects run dev side by side, each with its own emulator and store; each trigger answers; stopping one never disturbs the other', async () => {
-    const env = await machine();
+    const env = await freshMachine();
     const a = await project('alpha', [{ name: 'on nova', agent: 'agent_nova' }]);
     const b = await project('beta', [{ name: 'on nova', agent: 'agent_nova' }]);
     const devA = spawnCli(
@@ -195,7 +178,7 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
   });
 
   test('emulator start in two projects: the default port taken by one gives the other free ports; an asked-for taken port is an error naming the holder', async () => {
-    const env = await machine();
+    const env = await freshMachine();
     const a = await project('gamma');
     const b = await project('delta');
     const port = await freePort();
@@ -240,7 +223,7 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
   });
 
   test('the by-hand path (deploy, plugins verify, handlers add) then dev: one instance, reused; dev follows its emulator through a restart', async () => {
-    const env = await machine();
+    const env = await freshMachine();
     const dir = await project('epsilon', [{ name: 'on nova', agent: 'agent_nova' }]);
     const pluginPort = await freePort();
     const envWithPort = { ...env, PORT: String(pluginPort) };

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { expect, onTestFinished, test } from 'vitest';
 import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
 import { freePort } from '../kit/ports.js';
-import { runCliInProcess, tempDir } from '../kit/index.js';
+import { runCliInProcess, tempDir, freshMachine } from '../kit/index.js';
 
 // Two projects on every default: both manifests say `${PORT:-<port>}`, as both templates do. The
 // second `dev` finds the default taken by the first project's plugin and moves its own plugin to a
@@ -35,24 +35,6 @@ async function project(name: string, defaultPort: number): Promise<string> {
   return dir;
 }
 
-/** A temporary HOME and config dir; no platform and no PORT from the environment. */
-async function machine(): Promise<Record<string, string>> {
-  const home = await tempDir('plugsmith-home-');
-  return {
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    PLUGSMITH_CONFIG_DIR: join(home, '.config', 'plugsmith'),
-    PLUGSMITH_BASE_URL: '',
-    PLUGSMITH_MESSAGING_URL: '',
-    PLUGSMITH_TOKEN: '',
-    PLUGSMITH_API_KEY: '',
-    PLUGSMITH_PROFILE: '',
-    PLUGSMITH_ADMIN_TOKEN: '',
-    PLUGSMITH_EMULATOR: '',
-    PORT: '',
-  };
-}
-
 async function lineMatching(proc: CliProcess, pattern: RegExp): Promise<string> {
   for (;;) {
     const line = await proc.nextLine();
@@ -63,7 +45,7 @@ async function lineMatching(proc: CliProcess, pattern: RegExp): Promise<string> 
 test('a second project on the same default plugin port: dev moves its plugin to a free port and deploys with it; deploy without PORT keeps that port', {
   timeout: 150_000,
 }, async () => {
-  const env = await machine();
+  const env = await freshMachine();
   const defaultPort = await freePort();
   const a = await project('alpha', defaultPort);
   const b = await project('beta', defaultPort);
@@ -133,7 +115,7 @@ test('a second project on the same default plugin port: dev moves its plugin to 
 test('a port asked for that is taken is still an error naming its holder (exit 6)', {
   timeout: 60_000,
 }, async () => {
-  const env = await machine();
+  const env = await freshMachine();
   const a = await project('alpha', await freePort());
   const holder = await freePort();
   const { createServer } = await import('node:net');
@@ -156,7 +138,7 @@ test('a port asked for that is taken is still an error naming its holder (exit 6
 test('a plugin that cannot listen on its first start (another program took the default port after dev checked it) moves to a free port, is redeployed and verified there', {
   timeout: 90_000,
 }, async () => {
-  const env = await machine();
+  const env = await freshMachine();
   const defaultPort = await freePort();
   const a = await project('alpha', defaultPort);
   // The first start finds its port taken between dev's check and its own listen: this process takes it

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { runCli, spawnCli } from '../kit/cli-process.js';
-import { tempDir, until } from '../kit/index.js';
+import { freshMachine, tempDir, until } from '../kit/index.js';
 import { typescriptProject } from '../kit/project.js';
 
 // A second `plugsmith dev` in a project whose dev runs (another terminal, an editor's task) deployed the plugin's
@@ -12,20 +12,7 @@ import { typescriptProject } from '../kit/project.js';
 test('a second dev in the same project is refused with the first one named, the first keeps its deliveries, and once it stops dev starts again', {
   timeout: 180_000,
 }, async () => {
-  const home = await tempDir('plugsmith-home-');
-  const env = {
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    PLUGSMITH_CONFIG_DIR: join(home, '.config', 'plugsmith'),
-    PLUGSMITH_BASE_URL: '',
-    PLUGSMITH_MESSAGING_URL: '',
-    PLUGSMITH_TOKEN: '',
-    PLUGSMITH_API_KEY: '',
-    PLUGSMITH_PROFILE: '',
-    PLUGSMITH_ADMIN_TOKEN: '',
-    PLUGSMITH_EMULATOR: '',
-    PORT: '',
-  };
+  const env = await freshMachine();
   const cwd = join(await tempDir('plugsmith-second-dev-'), 'project');
   await typescriptProject(cwd, 'EVENT_HANDLER', env);
   const args = ['dev', '--emulator-port', '0', '--messaging-port', '0'];

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
 import { freePort } from '../kit/ports.js';
-import { tempDir, until } from '../kit/index.js';
+import { freshMachine, tempDir, until } from '../kit/index.js';
 
 const stderrOf = (devs: CliProcess[]) => devs.map((d) => d.stderr()).join('\n-----\n');
 import { pythonProject, typescriptProject } from '../kit/project.js';
@@ -31,20 +31,7 @@ describe.each([
   test('two dev started in the same second both end ready on ports of their own and answer their own trigger', {
     timeout: 180_000,
   }, async () => {
-    const home = await tempDir('plugsmith-home-');
-    const env = {
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, '.config'),
-      PLUGSMITH_CONFIG_DIR: join(home, '.config', 'plugsmith'),
-      PLUGSMITH_BASE_URL: '',
-      PLUGSMITH_MESSAGING_URL: '',
-      PLUGSMITH_TOKEN: '',
-      PLUGSMITH_API_KEY: '',
-      PLUGSMITH_PROFILE: '',
-      PLUGSMITH_ADMIN_TOKEN: '',
-      PLUGSMITH_EMULATOR: '',
-      PORT: '',
-    };
+    const env = await freshMachine();
     const defaultPort = await freePort();
     const work = await tempDir('plugsmith-monorepo-');
     const projects = [join(work, 'alpha'), join(work, 'beta')];

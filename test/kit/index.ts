@@ -30,6 +30,27 @@ export async function tempDir(prefix = 'plugsmith-test-'): Promise<string> {
   return dir;
 }
 
+/**
+ * The environment of a person's fresh machine for a spawned CLI: a temporary HOME (its config dir inside), and no
+ * platform, profile, emulator or PORT inherited from the shell that runs the tests.
+ */
+export async function freshMachine(prefix = 'plugsmith-home-'): Promise<Record<string, string>> {
+  const home = await tempDir(prefix);
+  return {
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    PLUGSMITH_CONFIG_DIR: join(home, '.config', 'plugsmith'),
+    PLUGSMITH_BASE_URL: '',
+    PLUGSMITH_MESSAGING_URL: '',
+    PLUGSMITH_TOKEN: '',
+    PLUGSMITH_API_KEY: '',
+    PLUGSMITH_PROFILE: '',
+    PLUGSMITH_ADMIN_TOKEN: '',
+    PLUGSMITH_EMULATOR: '',
+    PORT: '',
+  };
+}
+
 /** An emulator in memory (unless given a dataDir) on free ports, closed by the kit. */
 export async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const emu = await startEmulator(options);
