@@ -13,6 +13,7 @@ import { choosePluginPort, claimPortNear, portOf } from './plugin-port.js';
 import { portIsFree } from './ports.js';
 import { PluginRunner } from './plugin-runner.js';
 import { watchSources } from './source-watch.js';
+import { SecretWatch } from './secret-watch.js';
 import { WebhookVerifier } from './webhook-verify.js';
 
 // The dev loop, cut along its seams: the emulator (emulator-link.ts: client, delivery stream, a restarted emulator
@@ -93,9 +94,8 @@ export class DevSession {
   private readonly hold: DeliveryHold;
   private readonly manifestWatch: ManifestWatch;
   private sourceWatch: { ready: Promise<void>; close(): void } | null = null;
-  /** A look at the plugin's secret after a refused delivery, and when the last began. */
-  private secretCheck: Promise<void> | null = null;
-  private secretCheckedAt = 0;
+  /** Reads the plugin's secret again after a refused delivery (secret-watch.ts). */
+  private readonly secretWatch: SecretWatch;
   private stopped = false;
 
   constructor(
@@ -144,6 +144,16 @@ export class DevSession {
       () => void this.redeploy(),
       (message) => report.warn(message),
     );
+    this.secretWatch = new SecretWatch({
+      current: async () =>
+        String((await this.link!.client.plugins.get(this.deployed!.pluginId)).webhookSecret ?? ''),
+      started: () => this.deployed!.secret,
+      restartWith: async (secret) => {
+        this.deployed!.secret = secret;
+        await this.restartPlugin(SECRET_CHANGED);
+      },
+      warn: (message) => report.warn(message),
+    });
   }
 
   /** The emulator in use (null before start()). */
@@ -203,7 +213,7 @@ export class DevSession {
       pluginId: () => this.deployed!.pluginId,
       onAttempt: (notice) => {
         this.report.delivery(notice);
-        this.afterDelivery(notice);
+        this.secretWatch.answered(notice.attempt.responseStatus ?? null);
       },
       onRestarted: (moved) =>
         this.manifestWatch.queue('not deployed to the restarted emulator', async () => {
@@ -231,6 +241,8 @@ export class DevSession {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    // No read of the secret starts from now, nor restarts the plugin once read.
+    const secretWatchStopped = this.secretWatch.stop();
     this.link?.stopFollowing();
     this.verifier.cancel();
     this.sourceWatch?.close();
@@ -239,7 +251,7 @@ export class DevSession {
     await this.hold.stop(this.link !== null && !this.link.emulator.owned);
     await this.plugin.stop();
     await this.manifestWatch.close();
-    await this.secretCheck;
+    await secretWatchStopped;
     await this.link?.close();
     await this.portClaim?.release();
     await this.pluginClaim?.release();
@@ -386,32 +398,5 @@ export class DevSession {
   /** Stops the running plugin and starts it again with the session's current port and secret. */
   private restartPlugin(why: string): Promise<void> {
     return this.plugin.restart(why);
-  }
-
-  /** A 401/403 may mean the secret was rotated elsewhere (grace over): restart the plugin with the new one; at most once a second. */
-  private afterDelivery(notice: DeliveryAttemptNotice): void {
-    const status = notice.attempt.responseStatus;
-    if (
-      (status !== 401 && status !== 403) ||
-      this.stopped ||
-      this.secretCheck ||
-      Date.now() - this.secretCheckedAt < 1000
-    )
-      return;
-    this.secretCheckedAt = Date.now();
-    this.secretCheck = (async () => {
-      try {
-        const deployed = this.deployed!;
-        const plugin = await this.link!.client.plugins.get(deployed.pluginId);
-        const secret = String(plugin.webhookSecret ?? '');
-        if (secret === '' || secret === deployed.secret || this.stopped) return;
-        deployed.secret = secret;
-        await this.restartPlugin(SECRET_CHANGED);
-      } catch (error) {
-        this.report.warn(`could not read the plugin's webhook secret: ${(error as Error).message}`);
-      } finally {
-        this.secretCheck = null;
-      }
-    })();
   }
 }
