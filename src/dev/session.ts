@@ -18,8 +18,9 @@ import { WebhookVerifier } from './webhook-verify.js';
 
 // The dev loop, cut along its seams: the emulator (emulator-link.ts: client, delivery stream, a restarted emulator
 // followed, faults), the plugin process (plugin-runner.ts: start, crash reports, restarts one at a time), the manifest
-// watch and its deploy queue (manifest-watch.ts), verify-and-install (webhook-verify.ts), and the plugin's port
-// (plugin-port.ts). This file deploys and decides what a deploy means for the plugin.
+// watch and its deploy queue (manifest-watch.ts), verify-and-install (webhook-verify.ts), the plugin's port
+// (plugin-port.ts), the claims of ports and of the project's plugin (port-claims.ts) and the secret read again after a
+// refused delivery (secret-watch.ts). This file deploys and decides what a deploy means for the plugin.
 
 /** What `plugsmith dev` runs with; the emulator's data dir, faults and a --base-url target as useLocalEmulator takes them. */
 export interface DevOptions
