@@ -128,3 +128,56 @@ export async function choosePluginPort(options: {
   }
   return { claim: free, movable: true, moved: { port: free.port, why: `the plugin's ${taken}` } };
 }
+
+/**
+ * The plugin's port for one dev session: its claim, whether it may move (the manifest's default, not one asked for), and
+ * the PORT dev gives the plugin (--plugin-port, or a taken default moved).
+ */
+export class PluginPort {
+  private claim: PortClaim | null = null;
+  private movable = false;
+  private moved: number | undefined;
+
+  constructor(
+    /** --plugin-port. */
+    private readonly asked: number | undefined,
+    private readonly project: string,
+  ) {}
+
+  /** PORT for the plugin when dev sets it; undefined when the manifest's own is used. */
+  get port(): number | undefined {
+    return this.asked ?? this.moved;
+  }
+
+  /** Chooses and claims the port before the plugin starts (choosePluginPort); a default that moved, and why. */
+  async choose(manifestPath: string, env: NodeJS.ProcessEnv): Promise<PluginPortChoice['moved']> {
+    const choice = await choosePluginPort({ manifestPath, env, pluginPort: this.asked });
+    this.claim = choice.claim;
+    this.movable = choice.movable;
+    this.moved = choice.moved?.port;
+    return choice.moved;
+  }
+
+  /**
+   * Moves a default port that another process took after dev claimed it to a free one near it, claimed, the old claim
+   * released; null when the port may not move, or when `stillWanted()` says no once the new one is claimed.
+   */
+  async moveFrom(taken: number, stillWanted: () => boolean): Promise<number | null> {
+    if (!this.movable) return null;
+    const claim = await claimPortNear(taken, this.project);
+    if (!stillWanted()) {
+      await claim.release();
+      return null;
+    }
+    const previous = this.claim;
+    this.claim = claim;
+    this.moved = claim.port;
+    await previous?.release();
+    return claim.port;
+  }
+
+  /** Gives the claim back (dev stops). */
+  async release(): Promise<void> {
+    await this.claim?.release();
+  }
+}

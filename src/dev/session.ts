@@ -8,8 +8,8 @@ import { DeliveryHold } from './delivery-hold.js';
 import { EmulatorLink } from './emulator-link.js';
 import type { LocalEmulator, LocalEmulatorOptions } from './local-emulator.js';
 import { ManifestWatch } from './manifest-watch.js';
-import { claimProjectPlugin, type Claim, type PortClaim } from './port-claims.js';
-import { choosePluginPort, claimPortNear, portOf } from './plugin-port.js';
+import { claimProjectPlugin, type Claim } from './port-claims.js';
+import { PluginPort, portOf } from './plugin-port.js';
 import { portIsFree } from './ports.js';
 import { PluginRunner } from './plugin-runner.js';
 import { watchSources } from './source-watch.js';
@@ -80,15 +80,14 @@ export class DevSession {
   private link: EmulatorLink | null = null;
   private deployed: Deployed | null = null;
   /** PORT chosen by dev when the manifest's default port was taken (another project's plugin). */
-  private movedPluginPort: number | undefined;
-  /** The claim on the plugin's port (port-claims.ts), released at stop(); whether the port may move (the manifest's default). */
-  private portClaim: PortClaim | null = null;
-  private portMovable = false;
+  /** The plugin's port: its claim, whether it may move, the PORT dev gives the plugin (plugin-port.ts). */
+  private readonly pluginPort: PluginPort;
+  /** A move of the plugin's port under way (onPluginTrouble), joined by trouble told meanwhile. */
+  private portMove: Promise<void> | null = null;
   /** The claim on this project's plugin on this emulator (port-claims.ts), released at stop(). */
   private pluginClaim: Claim | null = null;
   /** The plugin answered its challenge once: from then on a taken port is the user's to fix, not a reason to move. */
   private ready = false;
-  private moving = false;
   private readonly plugin: PluginRunner;
   private readonly verifier: WebhookVerifier;
   /** The plugin's deliveries wait while it is not up (from before each start until it answers). */
@@ -103,6 +102,7 @@ export class DevSession {
     private readonly options: DevOptions,
     private readonly report: DevReporter,
   ) {
+    this.pluginPort = new PluginPort(options.pluginPort, dirname(options.manifestPath));
     this.plugin = new PluginRunner({
       command: options.command,
       cwd: dirname(options.manifestPath),
@@ -171,13 +171,7 @@ export class DevSession {
   async start(): Promise<void> {
     const o = this.options;
     // First: with its port held by another process, the plugin would die unseen while that process answers the challenges.
-    const choice = await choosePluginPort({
-      manifestPath: o.manifestPath,
-      env: this.environment(),
-      pluginPort: o.pluginPort,
-    });
-    this.portClaim = choice.claim;
-    this.portMovable = choice.movable;
+    const moved = await this.pluginPort.choose(o.manifestPath, this.environment());
     this.link = await EmulatorLink.open(
       {
         manifestPath: o.manifestPath,
@@ -194,12 +188,10 @@ export class DevSession {
     const emu = this.link.emulator;
     // A second dev of this project is refused before it says anything of the port it would have used.
     await this.claimPlugin(emu);
-    if (choice.moved) {
-      this.movedPluginPort = choice.moved.port;
+    if (moved)
       this.report.warn(
-        `${choice.moved.why}: the plugin gets PORT=${choice.moved.port} instead, and its webhook URL is deployed with it (--plugin-port picks one)`,
+        `${moved.why}: the plugin gets PORT=${moved.port} instead, and its webhook URL is deployed with it (--plugin-port picks one)`,
       );
-    }
     await this.report.emulatorReady?.({
       url: emu.url,
       messagingUrl: emu.messagingUrl,
@@ -254,7 +246,7 @@ export class DevSession {
     await this.manifestWatch.close();
     await secretWatchStopped;
     await this.link?.close();
-    await this.portClaim?.release();
+    await this.pluginPort.release();
     await this.pluginClaim?.release();
   }
 
@@ -283,36 +275,31 @@ export class DevSession {
    * the port: something that claims no port took it between dev's check and the plugin's listen): a default port moves
    * to a free one, claimed, the manifest is deployed with it and the plugin restarted and verified there.
    */
-  private async onPluginTrouble(what: 'port in use' | 'exited'): Promise<void> {
+  private onPluginTrouble(what: 'port in use' | 'exited'): Promise<void> {
+    this.portMove ??= this.movePluginPort(what).finally(() => {
+      this.portMove = null;
+    });
+    return this.portMove;
+  }
+
+  private async movePluginPort(what: 'port in use' | 'exited'): Promise<void> {
     const port = this.deployed?.port ?? null;
-    if (this.ready || this.moving || this.stopped || !this.portMovable || port === null) return;
+    if (this.ready || this.stopped || port === null) return;
     if (what === 'exited' && (await portIsFree(port))) return;
-    this.moving = true;
-    try {
-      const claim = await claimPortNear(port, dirname(this.options.manifestPath));
-      if (this.stopped || this.ready) {
-        await claim.release();
-        return;
-      }
-      const previous = this.portClaim;
-      this.portClaim = claim;
-      this.movedPluginPort = claim.port;
-      await previous?.release();
-      this.report.warn(
-        `the plugin could not listen on port ${port} (in use by another process): it gets PORT=${claim.port} instead, and its webhook URL is deployed with it`,
-      );
-      // The deploy sees the new port and restarts the plugin with it.
-      await this.manifestWatch.queue('not redeployed with the new port', async () => {
-        await this.deploy();
-      });
-    } finally {
-      this.moving = false;
-    }
+    const moved = await this.pluginPort.moveFrom(port, () => !this.stopped && !this.ready);
+    if (moved === null) return;
+    this.report.warn(
+      `the plugin could not listen on port ${port} (in use by another process): it gets PORT=${moved} instead, and its webhook URL is deployed with it`,
+    );
+    // The deploy sees the new port and restarts the plugin with it.
+    await this.manifestWatch.queue('not redeployed with the new port', async () => {
+      await this.deploy();
+    });
   }
 
   /** The environment the manifest is read with: PORT is the plugin's when dev set it (--plugin-port, or a taken default moved). */
   private environment(): NodeJS.ProcessEnv {
-    const port = this.options.pluginPort ?? this.movedPluginPort;
+    const port = this.pluginPort.port;
     return port !== undefined ? { ...this.options.env, PORT: String(port) } : this.options.env;
   }
 
@@ -363,7 +350,7 @@ export class DevSession {
       pluginId: outcome.pluginId!,
       secret: String(plugin.webhookSecret ?? ''),
       webhookUrl,
-      port: this.options.pluginPort ?? this.movedPluginPort ?? portOf(webhookUrl),
+      port: this.pluginPort.port ?? portOf(webhookUrl),
     };
     this.deployed = now;
     this.verifier.verified = Boolean(plugin.webhookUrlIsVerified);
