@@ -34,6 +34,8 @@ export class LiveReply {
   readonly id = newId('msg');
   private current: MessageRecord | null = null;
   private writes: Promise<void> = Promise.resolve();
+  /** Why the store refused a write of this message not yet told to the request that made it (acknowledged()). */
+  private refusal: { error: unknown } | null = null;
   private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -58,9 +60,20 @@ export class LiveReply {
     return this.current?.isStreaming === false;
   }
 
-  /** Resolves when the latest store write (creation, or the final record) is durable. */
+  /** Resolves when the latest store write (creation, or the final record) is durable, or was refused. */
   persisted(): Promise<void> {
     return this.writes;
+  }
+
+  /**
+   * For the request that wrote a packet (a plugin's): resolves when its write is durable, and throws the store's
+   * refusal when it was refused (a full disk: the route answers 507), so that no packet is acknowledged unstored.
+   */
+  async acknowledged(): Promise<void> {
+    await this.writes;
+    const refusal = this.refusal;
+    this.refusal = null;
+    if (refusal) throw refusal.error;
   }
 
   /** Sends one packet: `delta` is appended to the content; `final` ends the message. */
@@ -125,6 +138,7 @@ export class LiveReply {
    */
   private async writeRefused(message: MessageRecord, error: unknown): Promise<void> {
     if (error instanceof StoreClosed) return;
+    this.refusal = { error };
     this.host.report(
       `plugsmith emulator: reply message ${this.id} of conversation ${this.conversationId} could not be stored: ${errorForLog(error)}`,
     );

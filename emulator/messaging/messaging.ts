@@ -282,7 +282,7 @@ export class Messaging implements LiveReplyHost {
       checkMessageInput({ content: final ? packet.content : 'x', type, attachments });
       const reply = this.startReply(conversation.id, 'plugin', type, attachments);
       const message = reply.packet(packet.content, final);
-      await reply.persisted();
+      await reply.acknowledged();
       return { message, created: true };
     }
     const reply = this.live.get(packet.messageId);
@@ -339,7 +339,7 @@ export class Messaging implements LiveReplyHost {
     }
     const final = packet.isStreaming === false;
     const message = reply.packet(packet.content, final);
-    if (final) await reply.persisted();
+    if (final) await reply.acknowledged();
     return { message, created: false };
   }
 

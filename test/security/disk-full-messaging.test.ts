@@ -106,7 +106,7 @@ async function messagesOf(emu: Emulator, conversationId: string) {
   }>;
 }
 
-test('a reply whose end the full disk refused is told in the log, and its end is stored with the failure on it', async () => {
+test('a reply whose end the full disk refused is a 507 to the plugin, told in the log, and its end is stored with the failure on it', async () => {
   const { emu, lines, token } = await pluginOnNova('reply', []);
   const conversationId = await newConversation(emu);
   const path = `/api/agents/agent_nova/conversations/${conversationId}/messages`;
@@ -122,7 +122,9 @@ test('a reply whose end the full disk refused is told in the log, and its end is
     bearer: token,
     body: { messageId, content: LONG_TEXT, isStreaming: false },
   });
-  expect(last.status).toBe(200);
+  // The plugin is told its last packet was not stored, never a 200 for a write the disk refused.
+  expect(last.status, JSON.stringify(last.body)).toBe(507);
+  expect(last.body.error.error).toBe('INSUFFICIENT_STORAGE');
 
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(
