@@ -354,7 +354,13 @@ export class Messaging implements LiveReplyHost {
     const conversation = this.services.db.conversations.get(reply.conversationId);
     if (conversation && reply.message)
       touchConversation(this.services, conversation, reply.message.updatedAt).catch(
-        () => undefined,
+        (error: unknown) => {
+          // The conversation's updatedAt only orders the list: a refusal is told, and the store closing is expected.
+          if (error instanceof StoreClosed) return;
+          this.report(
+            `plugsmith emulator: conversation ${conversation.id}'s updatedAt could not be stored after reply ${reply.id}: ${errorForLog(error)}`,
+          );
+        },
       );
   }
 

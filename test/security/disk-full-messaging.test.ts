@@ -126,10 +126,17 @@ test('a reply whose end the full disk refused is a 507 to the plugin, told in th
   expect(last.status, JSON.stringify(last.body)).toBe(507);
   expect(last.body.error.error).toBe('INSUFFICIENT_STORAGE');
 
-  expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(
     new RegExp(
       `^plugsmith emulator: reply message ${messageId} of conversation ${conversationId} could not be stored: Error: ENOSPC`,
+    ),
+  );
+  // The conversation's updatedAt, written in the same turn as the reply's end (before the first refusal is told and the
+  // disk freed), met the full disk too: told, never swallowed.
+  expect(lines).toHaveLength(2);
+  expect(lines[1]).toMatch(
+    new RegExp(
+      `^plugsmith emulator: conversation ${conversationId}'s updatedAt could not be stored after reply ${messageId}: Error: ENOSPC`,
     ),
   );
   // Stored ended, not left streaming: its text so far, then the failure.
