@@ -22,6 +22,7 @@ import { INSTANCE_QUERY } from './query.js';
 import type { InstanceDeps } from './service.js';
 import { owningOrg } from '../owning-org.js';
 import { linksTo, MADE_ID } from '../../openapi/links.js';
+import { INSTALL_TARGETS, installsPath } from '#contract/installs';
 
 /** Install bodies: only apps take `orgId` (repositories and agents have their org). */
 const installBody = Type.Omit(InstanceCreateSchema, ['orgId'], {
@@ -34,6 +35,7 @@ const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
 /** One kind of entity instances attach to, and how to find its org for the caller. */
 interface EntityKind {
   entityType: InstanceEntityType;
+  /** Its route under /api, its plugin type and its collection's name: the contract's one install mapping. */
   path: string;
   param: string;
   pluginType: PluginType;
@@ -94,13 +96,24 @@ function appInstallOrg(
   });
 }
 
+/** What the contract's install mapping (INSTALL_TARGETS) says of an entity type, with the route's parameter. */
+function fromMapping(
+  entityType: InstanceEntityType,
+  param: string,
+): Pick<EntityKind, 'entityType' | 'path' | 'param' | 'pluginType' | 'nouns'> {
+  const target = INSTALL_TARGETS[entityType];
+  return {
+    entityType,
+    path: installsPath(entityType, `:${param}`),
+    param,
+    pluginType: target.pluginType,
+    nouns: target.entities,
+  };
+}
+
 const KINDS: EntityKind[] = [
   {
-    entityType: 'REPOSITORY',
-    path: '/repositories/:repositoryId/data-providers',
-    param: 'repositoryId',
-    pluginType: 'DATA_PROVIDER',
-    nouns: 'repositories',
+    ...fromMapping('REPOSITORY', 'repositoryId'),
     orgOf: storedEntityOrg('repositories', 'repository'),
     operations: {
       install: {
@@ -124,11 +137,7 @@ const KINDS: EntityKind[] = [
     },
   },
   {
-    entityType: 'AGENT',
-    path: '/agents/:agentId/plugins',
-    param: 'agentId',
-    pluginType: 'EVENT_HANDLER',
-    nouns: 'agents',
+    ...fromMapping('AGENT', 'agentId'),
     orgOf: storedEntityOrg('agents', 'agent'),
     operations: {
       install: {
@@ -152,11 +161,7 @@ const KINDS: EntityKind[] = [
     },
   },
   {
-    entityType: 'APP',
-    path: '/apps/:appId/plugins',
-    param: 'appId',
-    pluginType: 'APP',
-    nouns: 'apps',
+    ...fromMapping('APP', 'appId'),
     orgOf: appOrg,
     orgForInstall: appInstallOrg,
     operations: {
