@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { link, mkdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { alive } from '../config/emulators.js';
 import { configDir } from '../config/paths.js';
 
@@ -52,14 +52,17 @@ export async function claimPort(
 
 /**
  * Claims a project's plugin on one emulator (`target`: manifest/state.ts's targetKey) for this process's `dev`; the
- * holder when another living `dev` has it.
+ * holder when another living `dev` has it. The project is its folder, links resolved (its deploy state is the folder's
+ * `.plugsmith/state.json`, whichever manifest of the folder dev runs, through whichever path).
  */
 export async function claimProjectPlugin(
   manifestPath: string,
   target: string,
 ): Promise<Claim | { heldBy: PortHolder }> {
-  const key = createHash('sha256').update(`${manifestPath}\n${target}`).digest('hex');
-  return claimName('dev-sessions', key.slice(0, 32), dirname(manifestPath));
+  const folder = dirname(resolve(manifestPath));
+  const project = await realpath(folder).catch(() => folder);
+  const key = createHash('sha256').update(`${project}\n${target}`).digest('hex');
+  return claimName('dev-sessions', key.slice(0, 32), project);
 }
 
 /** Claims `<config dir>/<folder>/<name>.json` by hard-linking a complete file to it; the holder when it is taken. */

@@ -1,4 +1,4 @@
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { EXIT, UserError } from '../errors.js';
 import { targetKey } from '../manifest/state.js';
 import { deployManifest, type DeployOutcome } from '../manifest/deploy.js';
@@ -79,7 +79,6 @@ const SECRET_CHANGED = "the plugin's webhook secret changed (PLUGSMITH_WEBHOOK_S
 export class DevSession {
   private link: EmulatorLink | null = null;
   private deployed: Deployed | null = null;
-  /** PORT chosen by dev when the manifest's default port was taken (another project's plugin). */
   /** The plugin's port: its claim, whether it may move, the PORT dev gives the plugin (plugin-port.ts). */
   private readonly pluginPort: PluginPort;
   /** A move of the plugin's port under way (onPluginTrouble), joined by trouble told meanwhile. */
@@ -241,13 +240,17 @@ export class DevSession {
     this.sourceWatch?.close();
     // A hold on an emulator dev started ends with it, and what it holds stays pending for the next start; one that outlives
     // dev is released, so its deliveries are not held up to the hold's bound after dev is gone.
-    await this.hold.stop(this.link !== null && !this.link.emulator.owned);
-    await this.plugin.stop();
-    await this.manifestWatch.close();
-    await secretWatchStopped;
-    await this.link?.close();
-    await this.pluginPort.release();
-    await this.pluginClaim?.release();
+    try {
+      await this.hold.stop(this.link !== null && !this.link.emulator.owned);
+      await this.plugin.stop();
+      await this.manifestWatch.close();
+      await secretWatchStopped;
+      await this.link?.close();
+    } finally {
+      // Given back whatever failed above: an in-process session (scenario run --start, a test) outlives its stop.
+      await this.pluginPort.release();
+      await this.pluginClaim?.release();
+    }
   }
 
   /**
@@ -257,9 +260,7 @@ export class DevSession {
    */
   private async claimPlugin(emu: LocalEmulator): Promise<void> {
     const target = targetKey({ storeId: emu.storeId, baseUrl: emu.url });
-    const claim = await claimProjectPlugin(resolve(this.options.manifestPath), target).catch(
-      () => null,
-    );
+    const claim = await claimProjectPlugin(this.options.manifestPath, target).catch(() => null);
     if (claim && 'heldBy' in claim) {
       const pid = claim.heldBy.pid > 0 ? ` (pid ${claim.heldBy.pid})` : '';
       throw new UserError(

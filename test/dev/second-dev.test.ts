@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { symlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { expect, test } from 'vitest';
 import { runCli, spawnCli } from '../kit/cli-process.js';
 import { freshMachine, tempDir, until } from '../kit/index.js';
@@ -31,6 +32,12 @@ test('a second dev in the same project is refused with the first one named, the 
   expect(second.stderr).toContain('Stop that one first');
   // Nothing of the port it would have moved to: it never got that far.
   expect(second.stderr).not.toContain('is claimed by another');
+  // The same project through a link to its folder is the same project (its deploy state is the folder's).
+  const linked = join(dirname(cwd), 'linked');
+  await symlink(cwd, linked, 'dir');
+  const throughLink = await runCli(args, { cwd: linked, env });
+  expect(throughLink.code, throughLink.stderr).toBe(6);
+  expect(throughLink.stderr).toContain(`(pid ${first.child.pid}) runs this project's plugin`);
 
   // The webhook is still the first dev's plugin's: a trigger is answered by it, and the first dev shows the delivery.
   const triggered = await runCli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd, env });
