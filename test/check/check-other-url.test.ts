@@ -70,6 +70,17 @@ test("another webhook's URL with --secret is checked as itself, not as the proje
     '--json',
   ]);
   expect(reportOf(own).pluginId).toBe(project.pluginId);
+  // A query makes it another webhook of the same server.
+  const query = await t.cli([
+    'check',
+    `http://127.0.0.1:${project.port}/webhook?tenant=b`,
+    '--secret',
+    otherSecret,
+    '--manifest',
+    project.manifest,
+    '--json',
+  ]);
+  expect(reportOf(query).pluginId).toBeNull();
 
   // --plugin says which plugin a URL belongs to, whatever its webhookUrl.
   const named = await t.cli([

@@ -71,9 +71,13 @@ async function findPlugin(
   }
 }
 
-/** Whether two webhook URLs reach the same webhook (any loopback host, a trailing slash and a default port alike). */
+/**
+ * Whether two webhook URLs reach the same webhook: any loopback host, a trailing slash and a default port alike; the
+ * query told apart (`?tenant=a` and `?tenant=b` may be two webhooks of one server).
+ */
 function sameWebhook(a: string, b: string | null | undefined): boolean {
-  return typeof b === 'string' && normalizeBaseUrl(a) === normalizeBaseUrl(b);
+  if (typeof b !== 'string' || normalizeBaseUrl(a) !== normalizeBaseUrl(b)) return false;
+  return (URL.canParse(a) ? new URL(a).search : '') === (URL.canParse(b) ? new URL(b).search : '');
 }
 
 /** The manifest's webhookUrl (with its ${VAR} filled from the environment), when there is a manifest. */
