@@ -80,8 +80,12 @@ describe.each(LANGUAGES)('a generated $language project', ({ code: language }) =
     // The plugin had the request: nothing answered, and its own output says it died handling it.
     expect(first.responseStatus, explain).toBeNull();
     expect(dev.stderr()).toContain('the plugin died in the middle of a delivery');
-    expect(first.error, explain).toBe(
-      `the connection to http://127.0.0.1:${port} was closed before an answer; a new one was refused (the server stopped)`,
+    // Whether the emulator's resend on a fresh connection met the process still dying or already gone is timing: either
+    // way the words say the connection carrying the request was closed before an answer.
+    expect(first.error, explain).toMatch(
+      new RegExp(
+        `^the connection to http://127\\.0\\.0\\.1:${port} was closed before an answer(; a new one was refused \\(the server stopped\\))?$`,
+      ),
     );
     expect(first.error).not.toMatch(/connection refused/);
 

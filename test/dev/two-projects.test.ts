@@ -52,7 +52,8 @@ describe.each([
     );
     const readyPorts = readyUrls.map((url) => Number(new URL(url).port));
     expect(new Set(readyPorts).size, devs.map((d) => d.stderr()).join('\n-----\n')).toBe(2);
-    expect(readyPorts).toContain(defaultPort);
+    // The default or ports claimed after it (another process of a parallel run may hold the default itself).
+    for (const port of readyPorts) expect(port).toBeGreaterThanOrEqual(defaultPort);
     for (const d of devs) {
       expect(d.stderr()).not.toMatch(/EADDRINUSE|Address already in use|HTTP 401/);
       // Ready is said once the plugin answered its challenge, after the verification.
