@@ -42,11 +42,15 @@ export interface PluginPortChoice {
 /** How many ports after a taken one are tried before any free port will do. */
 const NEARBY_PORTS = 10;
 
-/** "port 3000 is claimed by `plugsmith dev` in /x (pid 12)", or what holds it. */
+/** "port 3000 is claimed by another `plugsmith dev` in /x (pid 12, its claim FILE)", or what holds it. */
 async function whyTaken(port: number, claim: PortClaim | { heldBy: PortHolder }): Promise<string> {
-  if ('heldBy' in claim)
-    return `port ${port} is claimed by another \`plugsmith dev\`${claim.heldBy.project ? ` in ${claim.heldBy.project}` : ''}${claim.heldBy.pid > 0 ? ` (pid ${claim.heldBy.pid})` : ''}`;
-  return describeTakenPort(port);
+  if (!('heldBy' in claim)) return describeTakenPort(port);
+  const { project, pid, file } = claim.heldBy;
+  const where = project ? ` in ${project}` : '';
+  // The claim's file, for a person who knows no such dev runs (a pid the system reused where it cannot tell).
+  const about = [pid > 0 ? `pid ${pid}` : null, file ? `its claim ${file}` : null].filter(Boolean);
+  const holder = about.length > 0 ? ` (${about.join(', ')})` : '';
+  return `port ${port} is claimed by another \`plugsmith dev\`${where}${holder}`;
 }
 
 /** Claims `port` when no other dev claimed it and no process listens on it; the reason otherwise. */

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { alive } from '../config/emulators.js';
 import { configDir } from '../config/paths.js';
@@ -8,7 +8,8 @@ import { configDir } from '../config/paths.js';
 // state files (`<config dir>/plugin-ports/<port>.json`), before the plugin listens: two `dev` started in the same
 // second (a monorepo's `npm run dev --workspaces`) would otherwise both find the default port free. A claim is made by
 // hard-linking a complete file to its name, which fails when the name exists: of two processes racing, one claims.
-// A claim whose process is gone (dev killed) is stale and taken over.
+// A claim whose process is gone (dev killed) is stale and taken over, and so is one whose pid now names another process:
+// after a reboot, or a container's restart with a persistent home, the pid of the dev that claimed may be any process's.
 // The same claim holds a project's plugin on one emulator (`dev-sessions/<hash>.json`): a second `dev` in the project,
 // against the same emulator, would deploy the plugin's webhook to its own port and take every delivery from the first.
 
@@ -16,6 +17,8 @@ import { configDir } from '../config/paths.js';
 export interface PortHolder {
   pid: number;
   project: string | null;
+  /** The claim's file: a person who knows no such dev runs may delete it. */
+  file?: string;
 }
 
 /** Something this process claimed; release() gives it back (a claim of another is never removed). */
@@ -32,6 +35,54 @@ interface ClaimFile extends PortHolder {
   /** Tells two claims of one process apart (two sessions, or a claim released and made again). */
   claim: string;
   claimedAt: string;
+}
+
+/** The claims this process holds, by their `claim`: a claim file naming this process's pid and none of these is stale. */
+const held = new Set<string>();
+
+/** Clock ticks per second of Linux's /proc/<pid>/stat (USER_HZ: 100 on every architecture Node runs on). */
+const USER_HZ = 100;
+
+/**
+ * A clock step between a claim and its check (NTP at boot) must not make a living holder's claim look stale: a process
+ * counts as started after its claim only when it started more than this after it.
+ */
+const CLOCK_SLACK_MS = 2_000;
+
+/**
+ * When the process `pid` started (ms since the epoch), from Linux's /proc (`btime` of /proc/stat and the start time of
+ * /proc/<pid>/stat); null where there is no /proc or it cannot be read.
+ */
+async function processStartedAt(pid: number): Promise<number | null> {
+  try {
+    const [stat, system] = await Promise.all([
+      readFile(`/proc/${pid}/stat`, 'utf8'),
+      readFile('/proc/stat', 'utf8'),
+    ]);
+    // The command name (field 2) is in parentheses and may hold spaces or parentheses: fields count after its last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Field 22, starttime, is the 20th after the command name.
+    const ticks = Number(fields[19]);
+    const bootSeconds = Number(/^btime (\d+)$/m.exec(system)?.[1]);
+    if (!Number.isFinite(ticks) || !Number.isFinite(bootSeconds)) return null;
+    return bootSeconds * 1000 + (ticks / USER_HZ) * 1000;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a claim's dev is gone: its pid names no process; or names this process, which does not hold the claim (a
+ * restarted container's dev may get the pid of the one before); or names a process that started after the claim was
+ * made (a reused pid, where /proc tells).
+ */
+async function isStale(claim: ClaimFile): Promise<boolean> {
+  if (claim.pid === process.pid) return !held.has(claim.claim);
+  if (!alive(claim.pid)) return true;
+  const claimedAt = Date.parse(claim.claimedAt);
+  if (Number.isNaN(claimedAt)) return false;
+  const startedAt = await processStartedAt(claim.pid);
+  return startedAt !== null && startedAt > claimedAt + CLOCK_SLACK_MS;
 }
 
 async function readClaim(path: string): Promise<ClaimFile | null> {
@@ -82,14 +133,18 @@ async function claimName(
   };
   const draft = `${path}.${process.pid}.${mine.claim}`;
   await writeFile(draft, JSON.stringify(mine) + '\n', { mode: 0o600 });
+  // Held before it is linked: another claim of this process reading the linked file must find it held.
+  held.add(mine.claim);
   try {
     for (let tries = 0; tries < 5; tries++) {
       try {
         await link(draft, path);
+        await sweepStale(dir);
         return {
           release: async () => {
             const current = await readClaim(path);
             if (current?.claim === mine.claim) await rm(path, { force: true });
+            held.delete(mine.claim);
           },
         };
       } catch (error) {
@@ -97,13 +152,34 @@ async function claimName(
       }
       const holder = await readClaim(path);
       // A file being written (or torn) has no pid yet: look again.
-      if (holder && alive(holder.pid))
-        return { heldBy: { pid: holder.pid, project: holder.project } };
+      if (holder && !(await isStale(holder)))
+        return { heldBy: { pid: holder.pid, project: holder.project, file: path } };
       await takeOverStale(path);
     }
-    return { heldBy: { pid: -1, project: null } };
+    held.delete(mine.claim);
+    return { heldBy: { pid: -1, project: null, file: path } };
+  } catch (error) {
+    held.delete(mine.claim);
+    throw error;
   } finally {
     await rm(draft, { force: true });
+  }
+}
+
+/** How many claim files one sweep looks at: a sweep is a by-the-way tidy-up, not a job. */
+const SWEEP_LIMIT = 50;
+
+/**
+ * Removes the stale claims of `dir`. A claim is given back when its dev stops, but a dev killed (SIGKILL, a closed
+ * terminal) leaves it; a port's is taken over when its port is claimed again, a project's only when the same project
+ * runs against the same emulator, which for an in-memory emulator (`scenario run --start`) never happens again.
+ */
+async function sweepStale(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => []);
+  const claims = names.filter((name) => name.endsWith('.json')).slice(0, SWEEP_LIMIT);
+  for (const name of claims) {
+    const claim = await readClaim(join(dir, name));
+    if (claim && (await isStale(claim))) await takeOverStale(join(dir, name));
   }
 }
 
@@ -119,6 +195,6 @@ async function takeOverStale(path: string): Promise<void> {
     return;
   }
   const claim = await readClaim(moved);
-  if (claim && alive(claim.pid)) await link(moved, path).catch(() => undefined);
+  if (claim && !(await isStale(claim))) await link(moved, path).catch(() => undefined);
   await rm(moved, { force: true });
 }

@@ -263,8 +263,11 @@ export class DevSession {
     const claim = await claimProjectPlugin(this.options.manifestPath, target).catch(() => null);
     if (claim && 'heldBy' in claim) {
       const pid = claim.heldBy.pid > 0 ? ` (pid ${claim.heldBy.pid})` : '';
+      const file = claim.heldBy.file
+        ? `. If no such dev runs, delete its claim: ${claim.heldBy.file}`
+        : '';
       throw new UserError(
-        `another \`plugsmith dev\`${pid} runs this project's plugin on the emulator at ${emu.url}: a second one would take its webhook and every delivery. Stop that one first (Ctrl+C in its terminal), or give this one an emulator of its own (--data-dir DIR)`,
+        `another \`plugsmith dev\`${pid} runs this project's plugin on the emulator at ${emu.url}: a second one would take its webhook and every delivery. Stop that one first (Ctrl+C in its terminal), or give this one an emulator of its own (--data-dir DIR)${file}`,
         EXIT.CONFLICT,
       );
     }

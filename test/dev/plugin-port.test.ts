@@ -59,7 +59,7 @@ test('a second project on the same default plugin port: dev moves its plugin to 
   const devB = spawnCli(['dev', '--cmd', 'node server.js'], { cwd: b, env });
   await lineMatching(devB, /PLUGIN_INSTALLED\s+delivered/);
   const moved =
-    /the plugin's port (\d+) is claimed by another `plugsmith dev` in .* \(pid \d+\): the plugin gets PORT=(\d+) instead/.exec(
+    /the plugin's port (\d+) is claimed by another `plugsmith dev` in .* \(pid \d+, its claim .*plugin-ports.*\.json\): the plugin gets PORT=(\d+) instead/.exec(
       devB.stderr(),
     );
   expect(moved, devB.stderr()).not.toBeNull();

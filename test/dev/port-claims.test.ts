@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { claimPort, type PortClaim } from '../../src/dev/port-claims.js';
+import { claimPort, claimProjectPlugin, type PortClaim } from '../../src/dev/port-claims.js';
 import { tempDir } from '../kit/index.js';
 
 // The claims of plugin ports in the per-user state (src/dev/port-claims.ts), on real files in a
@@ -59,11 +59,127 @@ test('a claim left by a process that is gone is taken over; one of a living proc
       JSON.stringify({ pid: process.ppid, project: '/alive', claim: 'y', claimedAt: '' }),
     );
     expect(await claimPort(40126, '/projects/a')).toEqual({
-      heldBy: { pid: process.ppid, project: '/alive' },
+      heldBy: {
+        pid: process.ppid,
+        project: '/alive',
+        file: join(dir, 'plugin-ports', '40126.json'),
+      },
     });
     await (taken as PortClaim).release();
   } finally {
     if (previous === undefined) delete process.env.PLUGSMITH_CONFIG_DIR;
     else process.env.PLUGSMITH_CONFIG_DIR = previous;
   }
+});
+
+/** Runs `body` with PLUGSMITH_CONFIG_DIR set to a new temporary folder. */
+async function inConfigDir(body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await tempDir('plugsmith-claims-');
+  const previous = process.env.PLUGSMITH_CONFIG_DIR;
+  process.env.PLUGSMITH_CONFIG_DIR = dir;
+  try {
+    await body(dir);
+  } finally {
+    if (previous === undefined) delete process.env.PLUGSMITH_CONFIG_DIR;
+    else process.env.PLUGSMITH_CONFIG_DIR = previous;
+  }
+}
+
+test("a claim naming this very process, which does not hold it, is stale: a restarted container's dev may get the pid of the one before", async () => {
+  await inConfigDir(async (dir) => {
+    await mkdir(join(dir, 'plugin-ports'), { recursive: true });
+    const path = join(dir, 'plugin-ports', '40127.json');
+    await writeFile(
+      path,
+      JSON.stringify({
+        pid: process.pid,
+        project: '/before-the-restart',
+        claim: 'not-ours',
+        claimedAt: new Date().toISOString(),
+      }),
+    );
+    const taken = await claimPort(40127, '/projects/a');
+    expect('heldBy' in taken).toBe(false);
+    // A claim this process does hold is not stale to it: a second claim is refused, naming the file.
+    expect(await claimPort(40127, '/projects/b')).toEqual({
+      heldBy: { pid: process.pid, project: '/projects/a', file: path },
+    });
+    await (taken as PortClaim).release();
+  });
+});
+
+test.runIf(process.platform === 'linux')(
+  'on Linux, a claim whose pid now names a process started after the claim (a reboot reused it) is stale; one made after the process started holds',
+  async () => {
+    await inConfigDir(async (dir) => {
+      await mkdir(join(dir, 'plugin-ports'), { recursive: true });
+      // The parent of this worker lives, and started long after 2001.
+      const reused = join(dir, 'plugin-ports', '40128.json');
+      await writeFile(
+        reused,
+        JSON.stringify({
+          pid: process.ppid,
+          project: '/before-the-reboot',
+          claim: 'old',
+          claimedAt: '2001-01-01T00:00:00.000Z',
+        }),
+      );
+      const taken = await claimPort(40128, '/projects/a');
+      expect('heldBy' in taken).toBe(false);
+      expect(JSON.parse(await readFile(reused, 'utf8')).pid).toBe(process.pid);
+      await (taken as PortClaim).release();
+
+      // Claimed now, by the same living process: held.
+      await writeFile(
+        join(dir, 'plugin-ports', '40129.json'),
+        JSON.stringify({
+          pid: process.ppid,
+          project: '/alive',
+          claim: 'new',
+          claimedAt: new Date().toISOString(),
+        }),
+      );
+      const refused = await claimPort(40129, '/projects/a');
+      expect(refused).toMatchObject({ heldBy: { pid: process.ppid, project: '/alive' } });
+    });
+  },
+);
+
+test("a project's claim left by a dev that died is removed by the next claim made, another project's included", async () => {
+  await inConfigDir(async (dir) => {
+    const child = spawn(process.execPath, ['-e', '0']);
+    await once(child, 'exit');
+    await mkdir(join(dir, 'dev-sessions'), { recursive: true });
+    // What a killed `scenario run --start` leaves: a claim of an in-memory emulator no dev will run against again.
+    const left = join(dir, 'dev-sessions', `${'a'.repeat(32)}.json`);
+    await writeFile(
+      left,
+      JSON.stringify({
+        pid: child.pid,
+        project: '/killed',
+        claim: 'x',
+        claimedAt: new Date().toISOString(),
+      }),
+    );
+    // A living dev's claim stays.
+    const living = join(dir, 'dev-sessions', `${'b'.repeat(32)}.json`);
+    await writeFile(
+      living,
+      JSON.stringify({
+        pid: process.ppid,
+        project: '/running',
+        claim: 'y',
+        claimedAt: new Date().toISOString(),
+      }),
+    );
+    const project = await tempDir('plugsmith-claims-project-');
+    const claim = await claimProjectPlugin(join(project, 'plugsmith.json'), 'store-1');
+    expect('heldBy' in claim).toBe(false);
+    const names = await readdir(join(dir, 'dev-sessions'));
+    expect(names).not.toContain(`${'a'.repeat(32)}.json`);
+    expect(names).toContain(`${'b'.repeat(32)}.json`);
+    expect(names).toHaveLength(2);
+    if (!('heldBy' in claim)) await claim.release();
+    expect(await readdir(join(dir, 'dev-sessions'))).toEqual([`${'b'.repeat(32)}.json`]);
+  });
 });

@@ -30,6 +30,8 @@ test('a second dev in the same project is refused with the first one named, the 
     `another \`plugsmith dev\` (pid ${first.child.pid}) runs this project's plugin on the emulator at`,
   );
   expect(second.stderr).toContain('Stop that one first');
+  // The claim's file, for a person who knows no such dev runs.
+  expect(second.stderr).toMatch(/If no such dev runs, delete its claim: \S+dev-sessions\S+\.json/);
   // Nothing of the port it would have moved to: it never got that far.
   expect(second.stderr).not.toContain('is claimed by another');
   // The same project through a link to its folder is the same project (its deploy state is the folder's).
