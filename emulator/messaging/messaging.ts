@@ -71,6 +71,13 @@ const HISTORY_TURNS = 50;
 const DEFAULT_PLUGIN_REPLY_TIMEOUT_MS = 60_000;
 
 /** The messaging service: conversations, user messages, and character replies streamed packet by packet (by an engine or a plugin). */
+/** How a streaming message ends whose first packet the store refused (the plugin that wrote it was told). */
+const FIRST_PACKET_NOT_STORED = {
+  code: 'NOT_STORED',
+  message:
+    "the emulator could not store this reply's first packet, and told the plugin so (the emulator's log says why)",
+} as const;
+
 export class Messaging implements LiveReplyHost {
   readonly streams: ConversationStreams;
   private readonly maxStreamsPerApiKey: number;
@@ -282,7 +289,15 @@ export class Messaging implements LiveReplyHost {
       checkMessageInput({ content: final ? packet.content : 'x', type, attachments });
       const reply = this.startReply(conversation.id, 'plugin', type, attachments);
       const message = reply.packet(packet.content, final);
-      await reply.acknowledged();
+      try {
+        await reply.acknowledged();
+      } catch (error) {
+        // The plugin is told (507) and gets no messageId to go on with: a message it began to stream ends now, with the
+        // failure, for the clients that saw it start. Left open, it would end by the idle timeout, long after the plugin
+        // sent its text again as a new message.
+        if (!reply.ended) reply.fail(FIRST_PACKET_NOT_STORED);
+        throw error;
+      }
       return { message, created: true };
     }
     const reply = this.live.get(packet.messageId);

@@ -148,6 +148,43 @@ test('a reply whose end the full disk refused is a 507 to the plugin, told in th
   });
 });
 
+test("a plugin's first streaming packet the full disk refused is a 507, and the message it began ends at once with the failure, not by the idle timeout", async () => {
+  const { emu, lines, token } = await pluginOnNova('first', []);
+  const conversationId = await newConversation(emu);
+  const path = `/api/agents/agent_nova/conversations/${conversationId}/messages`;
+
+  disk.fill();
+  const refused = await call(emu.url, 'POST', path, {
+    bearer: token,
+    body: { content: LONG_TEXT, isStreaming: true },
+  });
+  expect(refused.status, JSON.stringify(refused.body)).toBe(507);
+  expect(lines[0]).toMatch(
+    /^plugsmith emulator: reply message msg_\S+ of conversation \S+ could not be stored: Error: ENOSPC/,
+  );
+
+  // Ended in the same request (the disk was freed by the log line), with its text so far and the failure: the plugin has
+  // no messageId to go on with.
+  const [begun] = (await messagesOf(emu, conversationId)).filter((m) => m.sender === 'CHARACTER');
+  expect(begun).toMatchObject({
+    isStreaming: false,
+    content: `${LONG_TEXT}\n\n[error: the emulator could not store this reply's first packet, and told the plugin so (the emulator's log says why)]`,
+    error: { code: 'NOT_STORED' },
+  });
+
+  // The plugin sends its text again: a new message, and the one it began is not left streaming beside it.
+  const again = await call(emu.url, 'POST', path, {
+    bearer: token,
+    body: { content: 'hello', isStreaming: false },
+  });
+  expect(again.status).toBe(201);
+  const replies = (await messagesOf(emu, conversationId)).filter((m) => m.sender === 'CHARACTER');
+  expect(replies.map((m) => [m.id, m.isStreaming])).toEqual([
+    [begun.id, false],
+    [again.body.data.id, false],
+  ]);
+});
+
 test('a user message whose AGENT_MESSAGE_RECEIVED the full disk refused is told in the log, and its reply ends at once with the failure', async () => {
   const { emu, lines, received } = await pluginOnNova('event', ['AGENT_MESSAGE_RECEIVED']);
   const conversationId = await newConversation(emu);
