@@ -198,9 +198,17 @@ function networkCode(error: unknown): string | undefined {
  */
 function describeNetworkError(error: unknown, url: string, origin: string): string {
   if (error instanceof ResendFailed) {
-    return networkCode(error.resend) === 'ECONNREFUSED'
-      ? `the connection to ${origin} was closed before an answer; a new one was refused (the server stopped)`
-      : describeNetworkError(error.resend, url, origin);
+    const closed = `the connection to ${origin} was closed before an answer`;
+    switch (networkCode(error.resend)) {
+      case 'ECONNREFUSED':
+        return `${closed}; a new one was refused (the server stopped)`;
+      case 'ECONNRESET':
+      case 'UND_ERR_SOCKET':
+        // The new connection was closed the same way: the same words tell both.
+        return closed;
+      default:
+        return `${closed}; sent again on a new connection: ${describeNetworkError(error.resend, url, origin)}`;
+    }
   }
   const e = error as { message?: string; cause?: { message?: string } };
   switch (networkCode(error)) {

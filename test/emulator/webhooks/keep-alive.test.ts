@@ -76,3 +76,48 @@ it('reuses connections between deliveries, and a target restarted on the same po
   hook.server.closeAllConnections();
   hook.server.close();
 });
+
+it('a send whose connection was closed before an answer, and whose resend failed otherwise, tells both', async () => {
+  let events = 0;
+  const server = createServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    const event = JSON.parse(body) as { type: string; data: { challenge?: string } };
+    if (event.type === 'WEBHOOK_CHALLENGE') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ challenge: event.data.challenge }));
+      return;
+    }
+    events++;
+    // The first send: closed with the request in hand. The resend: an answer that is not HTTP. Then a good answer.
+    if (events === 1) req.socket.destroy();
+    else if (events === 2) req.socket.end('garbage\r\n\r\n');
+    else res.end('{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const plugin = await verifiedPlugin(emu, TOKENS.member, 'org_acme', {
+      type: 'EVENT_HANDLER',
+      webhookUrl: `${origin}/webhook`,
+      events: ['PLUGIN_INSTALLED'],
+    });
+    const created = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', {
+      bearer: TOKENS.member,
+      body: { name: 'h', pluginId: plugin.id, events: ['PLUGIN_INSTALLED'], scopes: [] },
+    });
+    const delivery = await emu.waitForDelivery({
+      type: 'PLUGIN_INSTALLED',
+      pluginInstanceId: created.body.data.id,
+    });
+    expect(delivery.attempts.map((a) => a.responseStatus)).toEqual([null, 200]);
+    expect(delivery.attempts[0].error).toMatch(
+      new RegExp(
+        `^the connection to ${origin.replaceAll('.', '\\.')} was closed before an answer; sent again on a new connection: request failed: .+`,
+      ),
+    );
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
