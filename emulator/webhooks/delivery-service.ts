@@ -1,4 +1,5 @@
 import { errorForLog } from '../errors.js';
+import { StoreClosed } from '../store/store.js';
 import type { Db, DeliveryRecord, DeliveryStatus, EventKind } from '../model.js';
 
 /** A delivery as the log shows it: everything but the signing secret. */
@@ -98,8 +99,24 @@ export class DeliveryLog {
       doomed.push(record.id);
       excess--;
     }
-    // Durable like any change; a failure (the store closing) only leaves them in the log.
-    for (const id of doomed) this.db.deliveries.delete(id).catch(() => undefined);
+    void this.drop(doomed);
+  }
+
+  /**
+   * Deletes deliveries, durably like any change. A refused delete leaves its delivery in the log (the log is over its
+   * limit until the next prune): the store closing under it is expected, anything else (a full disk) is told.
+   */
+  private async drop(ids: string[]): Promise<void> {
+    const results = await Promise.allSettled(ids.map((id) => this.db.deliveries.delete(id)));
+    const refusals = results.flatMap((result) =>
+      result.status === 'rejected' && !(result.reason instanceof StoreClosed)
+        ? [result.reason]
+        : [],
+    );
+    if (refusals.length === 0) return;
+    this.report(
+      `plugsmith emulator: ${refusals.length} of ${ids.length} deliveries past the log's limit (${this.logLimit}) could not be dropped, and stay in the log until the next try: ${errorForLog(refusals[0])}`,
+    );
   }
 }
 

@@ -11,7 +11,8 @@ import { smallDisk, type SmallDisk } from '../kit/small-disk.js';
 // refused stayed streaming in the store (polling clients waited for it until the next start), and a user
 // message whose event could not be logged got no delivery, no reply and no word anywhere. Now both are
 // told in the emulator's log, and the conversation gets the failure as a reply's error. The store
-// closing under them (the emulator stopping) is the one refusal still taken quietly. The disk is a
+// closing under them (the emulator stopping) is the one refusal still taken quietly. The delivery log's
+// prune is such a write too: a delete the disk refused was swallowed, and is now told. The disk is a
 // real 3 MiB tmpfs (mounted as root), or ENOSPC injected into node:fs where mounting is refused.
 
 let disk: SmallDisk;
@@ -222,4 +223,50 @@ test('a user message whose AGENT_MESSAGE_RECEIVED the full disk refused is told 
   // The refused delivery was taken back: nothing was sent, nothing will be retried.
   expect(emu.deliveries.list({ type: 'AGENT_MESSAGE_RECEIVED', status: 'any' })).toEqual([]);
   expect(received).toEqual([]);
+});
+
+test("deliveries past the log's limit whose deletes the full disk refused are told in the log, and stay in it", async () => {
+  onTestFinished(() => disk.free());
+  const lines: string[] = [];
+  const emu = await emulator({
+    dataDir: join(disk.dir, 'prune'),
+    delivery: { logLimit: 2 },
+    log: (line) => lines.push(line),
+  });
+  const client = createClient({ baseUrl: emu.url, token: emu.token! });
+  own(() => client.close());
+  // The challenge is the log's first delivery, PLUGIN_INSTALLED its second. PLUGIN_UNINSTALLED, the third, fills the disk
+  // as the plugin gets it: when its end is saved, the log is past its limit and the oldest is dropped, on a full disk.
+  const pluginId = await servePlugin(
+    emu,
+    client,
+    {
+      name: 'pruned',
+      description: 'its deliveries are pruned',
+      type: 'EVENT_HANDLER',
+      events: [],
+      scopes: [],
+    },
+    { PLUGIN_UNINSTALLED: () => disk.fill() },
+  );
+  const installed = await api(emu).data('POST', '/api/agents/agent_nova/plugins', {
+    name: 'pruned',
+    pluginId,
+    events: [],
+    scopes: [],
+  });
+  await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId });
+  await api(emu).data('DELETE', `/api/agents/agent_nova/plugins/${installed.id}`);
+
+  const told = await until(
+    'the log line of the refused drop',
+    () => lines.find((line) => line.includes("past the log's limit")),
+    10_000,
+  );
+  expect(told).toMatch(
+    /^plugsmith emulator: 1 of 1 deliveries past the log's limit \(2\) could not be dropped, and stay in the log until the next try: Error: ENOSPC/,
+  );
+  // The challenge stays in the log: nothing said dropped is gone only in memory.
+  const types = emu.deliveries.list({ pluginId, status: 'any' }).map((d) => d.type);
+  expect(types).toContain('WEBHOOK_CHALLENGE');
 });
