@@ -91,10 +91,18 @@ export class WebhookVerifier {
     const plugin = this.options.plugin;
     let deadline = Date.now() + this.options.verifyTimeoutMs;
     const crashesBefore = plugin.crashes;
-    // A crash under a watcher that keeps running: wait, without a deadline, for it to restart the plugin.
+    // A crash under a watcher that keeps running: wait, without a deadline, for it to restart the plugin; past the deadline
+    // the person is told once that its deliveries wait.
     const crashed = () => this.downUnderWatcher || plugin.crashes > crashesBefore;
+    let toldStillDown = false;
     while (!(await accepts(webhookUrl))) {
       if (signal.aborted || !plugin.running) return;
+      if (crashed() && !toldStillDown && Date.now() > deadline) {
+        toldStillDown = true;
+        this.options.report.warn(
+          `the plugin has not answered at ${webhookUrl} for ${Math.round(this.options.verifyTimeoutMs / 1000)}s since it crashed: its deliveries are held until it does (save a fix to have it started again)`,
+        );
+      }
       if (!crashed() && Date.now() > deadline) {
         this.options.report.warn(
           `the plugin does not answer at ${webhookUrl} after ${Math.round(this.options.verifyTimeoutMs / 1000)}s: does it listen on PORT=${port}? (waiting for a change)`,

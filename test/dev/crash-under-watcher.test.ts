@@ -25,7 +25,7 @@ const CRASHING_REPLY = `export async function replyTo(text) {
 }
 `;
 
-test('dev: a crash under a watcher that keeps running holds the deliveries; when the watcher starts the plugin again, dev says it is back and releases them', {
+test('dev: a crash under a watcher that keeps running holds the deliveries, and says so when the plugin stays down; when the watcher starts the plugin again, dev says it is back and releases them', {
   timeout: 180_000,
 }, async () => {
   const { dir, env } = await scenarioProject('typescript');
@@ -36,7 +36,17 @@ test('dev: a crash under a watcher that keeps running holds the deliveries; when
   const port = await freePort();
   const webhookUrl = `http://127.0.0.1:${port}/webhook`;
   const dev = spawnCli(
-    ['dev', '--plugin-port', String(port), '--emulator-port', '0', '--messaging-port', '0'],
+    [
+      'dev',
+      '--plugin-port',
+      String(port),
+      '--emulator-port',
+      '0',
+      '--messaging-port',
+      '0',
+      '--verify-timeout',
+      '5',
+    ],
     { cwd: dir, env },
   );
   await until('dev to be ready', () => dev.stderr().includes(`ready: `), {
@@ -71,6 +81,19 @@ test('dev: a crash under a watcher that keeps running holds the deliveries; when
     },
     { timeoutMs: 15_000, explain: () => dev.stderr() },
   );
+
+  // Down past the verify timeout: told once that its deliveries wait, and they still do.
+  await until(
+    'dev to say the deliveries wait',
+    () =>
+      dev
+        .stderr()
+        .includes(
+          `the plugin has not answered at ${webhookUrl} for 5s since it crashed: its deliveries are held until it does`,
+        ),
+    { timeoutMs: 30_000, explain: () => dev.stderr() },
+  );
+  expect((await readDelivery()).status).toBe('pending');
 
   // The fix saved: the watcher starts the plugin again.
   await writeFile(replyFile, fixedReply);
