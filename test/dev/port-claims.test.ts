@@ -6,71 +6,9 @@ import { expect, test } from 'vitest';
 import { claimPort, claimProjectPlugin, type PortClaim } from '../../src/dev/port-claims.js';
 import { tempDir } from '../kit/index.js';
 
-// The claims of plugin ports in the per-user state (src/dev/port-claims.ts), on real files in a
-// temporary config dir: of many claims racing for one port exactly one wins; a claim is released by
-// its owner only; a claim left by a process that is gone is taken over.
-
-test('of twelve claims racing for one port one wins; the others name its holder; released, the port can be claimed again', async () => {
-  const dir = await tempDir('plugsmith-claims-');
-  const previous = process.env.PLUGSMITH_CONFIG_DIR;
-  process.env.PLUGSMITH_CONFIG_DIR = dir;
-  try {
-    const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => claimPort(40123, `/projects/p${i}`)),
-    );
-    const won = results.filter((r): r is PortClaim => !('heldBy' in r));
-    expect(won).toHaveLength(1);
-    for (const r of results) if ('heldBy' in r) expect(r.heldBy.pid).toBe(process.pid);
-    // Only the claim's own release removes it.
-    const second = await claimPort(40124, '/projects/b');
-    expect('heldBy' in second).toBe(false);
-    await won[0].release();
-    const again = await claimPort(40123, '/projects/c');
-    expect('heldBy' in again).toBe(false);
-    await (again as PortClaim).release();
-    await (second as PortClaim).release();
-  } finally {
-    if (previous === undefined) delete process.env.PLUGSMITH_CONFIG_DIR;
-    else process.env.PLUGSMITH_CONFIG_DIR = previous;
-  }
-});
-
-test('a claim left by a process that is gone is taken over; one of a living process is not', async () => {
-  const dir = await tempDir('plugsmith-claims-');
-  const previous = process.env.PLUGSMITH_CONFIG_DIR;
-  process.env.PLUGSMITH_CONFIG_DIR = dir;
-  try {
-    // A real process, ended: its pid names nothing any more.
-    const child = spawn(process.execPath, ['-e', '0']);
-    await once(child, 'exit');
-    await mkdir(join(dir, 'plugin-ports'), { recursive: true });
-    const path = join(dir, 'plugin-ports', '40125.json');
-    await writeFile(
-      path,
-      JSON.stringify({ pid: child.pid, project: '/gone', claim: 'x', claimedAt: '' }),
-    );
-    const taken = await claimPort(40125, '/projects/a');
-    expect('heldBy' in taken).toBe(false);
-    expect(JSON.parse(await readFile(path, 'utf8')).pid).toBe(process.pid);
-
-    // A living process's claim (this test runner's parent) stays.
-    await writeFile(
-      join(dir, 'plugin-ports', '40126.json'),
-      JSON.stringify({ pid: process.ppid, project: '/alive', claim: 'y', claimedAt: '' }),
-    );
-    expect(await claimPort(40126, '/projects/a')).toEqual({
-      heldBy: {
-        pid: process.ppid,
-        project: '/alive',
-        file: join(dir, 'plugin-ports', '40126.json'),
-      },
-    });
-    await (taken as PortClaim).release();
-  } finally {
-    if (previous === undefined) delete process.env.PLUGSMITH_CONFIG_DIR;
-    else process.env.PLUGSMITH_CONFIG_DIR = previous;
-  }
-});
+// The claims of plugin ports and of a project's plugin in the per-user state (src/dev/port-claims.ts), on real files in
+// a temporary config dir: of many claims racing for one port exactly one wins; a claim is released by its owner only; a
+// claim left by a process that is gone, or whose pid now names another process, is taken over.
 
 /** Runs `body` with PLUGSMITH_CONFIG_DIR set to a new temporary folder. */
 async function inConfigDir(body: (dir: string) => Promise<void>): Promise<void> {
@@ -85,19 +23,77 @@ async function inConfigDir(body: (dir: string) => Promise<void>): Promise<void> 
   }
 }
 
+/** Writes a claim file as a dev would have left it (claimed now unless `claimedAt` says otherwise); returns its path. */
+async function writeClaim(
+  dir: string,
+  at: `${'plugin-ports' | 'dev-sessions'}/${string}`,
+  holder: { pid: number; project: string; claim: string; claimedAt?: string },
+): Promise<string> {
+  const path = join(dir, `${at}.json`);
+  await mkdir(join(path, '..'), { recursive: true });
+  await writeFile(path, JSON.stringify({ claimedAt: new Date().toISOString(), ...holder }));
+  return path;
+}
+
+/** The pid of a real process that has ended: it names nothing any more. */
+async function pidOfEndedProcess(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '0']);
+  await once(child, 'exit');
+  return child.pid!;
+}
+
+test('of twelve claims racing for one port one wins; the others name its holder; released, the port can be claimed again', async () => {
+  await inConfigDir(async () => {
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => claimPort(40123, `/projects/p${i}`)),
+    );
+    const won = results.filter((r): r is PortClaim => !('heldBy' in r));
+    expect(won).toHaveLength(1);
+    for (const r of results) if ('heldBy' in r) expect(r.heldBy.pid).toBe(process.pid);
+    // Only the claim's own release removes it.
+    const second = await claimPort(40124, '/projects/b');
+    expect('heldBy' in second).toBe(false);
+    await won[0].release();
+    const again = await claimPort(40123, '/projects/c');
+    expect('heldBy' in again).toBe(false);
+    await (again as PortClaim).release();
+    await (second as PortClaim).release();
+  });
+});
+
+test('a claim left by a process that is gone is taken over; one of a living process is not, and its refusal names the file', async () => {
+  await inConfigDir(async (dir) => {
+    const gone = await writeClaim(dir, 'plugin-ports/40125', {
+      pid: await pidOfEndedProcess(),
+      project: '/gone',
+      claim: 'x',
+      claimedAt: '',
+    });
+    const taken = await claimPort(40125, '/projects/a');
+    expect('heldBy' in taken).toBe(false);
+    expect(JSON.parse(await readFile(gone, 'utf8')).pid).toBe(process.pid);
+
+    // A living process's claim (this test runner's parent) stays.
+    const living = await writeClaim(dir, 'plugin-ports/40126', {
+      pid: process.ppid,
+      project: '/alive',
+      claim: 'y',
+      claimedAt: '',
+    });
+    expect(await claimPort(40126, '/projects/a')).toEqual({
+      heldBy: { pid: process.ppid, project: '/alive', file: living },
+    });
+    await (taken as PortClaim).release();
+  });
+});
+
 test("a claim naming this very process, which does not hold it, is stale: a restarted container's dev may get the pid of the one before", async () => {
   await inConfigDir(async (dir) => {
-    await mkdir(join(dir, 'plugin-ports'), { recursive: true });
-    const path = join(dir, 'plugin-ports', '40127.json');
-    await writeFile(
-      path,
-      JSON.stringify({
-        pid: process.pid,
-        project: '/before-the-restart',
-        claim: 'not-ours',
-        claimedAt: new Date().toISOString(),
-      }),
-    );
+    const path = await writeClaim(dir, 'plugin-ports/40127', {
+      pid: process.pid,
+      project: '/before-the-restart',
+      claim: 'not-ours',
+    });
     const taken = await claimPort(40127, '/projects/a');
     expect('heldBy' in taken).toBe(false);
     // A claim this process does hold is not stale to it: a second claim is refused, naming the file.
@@ -112,33 +108,24 @@ test.runIf(process.platform === 'linux')(
   'on Linux, a claim whose pid now names a process started after the claim (a reboot reused it) is stale; one made after the process started holds',
   async () => {
     await inConfigDir(async (dir) => {
-      await mkdir(join(dir, 'plugin-ports'), { recursive: true });
       // The parent of this worker lives, and started long after 2001.
-      const reused = join(dir, 'plugin-ports', '40128.json');
-      await writeFile(
-        reused,
-        JSON.stringify({
-          pid: process.ppid,
-          project: '/before-the-reboot',
-          claim: 'old',
-          claimedAt: '2001-01-01T00:00:00.000Z',
-        }),
-      );
+      const reused = await writeClaim(dir, 'plugin-ports/40128', {
+        pid: process.ppid,
+        project: '/before-the-reboot',
+        claim: 'old',
+        claimedAt: '2001-01-01T00:00:00.000Z',
+      });
       const taken = await claimPort(40128, '/projects/a');
       expect('heldBy' in taken).toBe(false);
       expect(JSON.parse(await readFile(reused, 'utf8')).pid).toBe(process.pid);
       await (taken as PortClaim).release();
 
       // Claimed now, by the same living process: held.
-      await writeFile(
-        join(dir, 'plugin-ports', '40129.json'),
-        JSON.stringify({
-          pid: process.ppid,
-          project: '/alive',
-          claim: 'new',
-          claimedAt: new Date().toISOString(),
-        }),
-      );
+      await writeClaim(dir, 'plugin-ports/40129', {
+        pid: process.ppid,
+        project: '/alive',
+        claim: 'new',
+      });
       const refused = await claimPort(40129, '/projects/a');
       expect(refused).toMatchObject({ heldBy: { pid: process.ppid, project: '/alive' } });
     });
@@ -147,39 +134,28 @@ test.runIf(process.platform === 'linux')(
 
 test("a project's claim left by a dev that died is removed by the next claim made, another project's included", async () => {
   await inConfigDir(async (dir) => {
-    const child = spawn(process.execPath, ['-e', '0']);
-    await once(child, 'exit');
-    await mkdir(join(dir, 'dev-sessions'), { recursive: true });
+    const left = `${'a'.repeat(32)}.json`;
+    const living = `${'b'.repeat(32)}.json`;
     // What a killed `scenario run --start` leaves: a claim of an in-memory emulator no dev will run against again.
-    const left = join(dir, 'dev-sessions', `${'a'.repeat(32)}.json`);
-    await writeFile(
-      left,
-      JSON.stringify({
-        pid: child.pid,
-        project: '/killed',
-        claim: 'x',
-        claimedAt: new Date().toISOString(),
-      }),
-    );
+    await writeClaim(dir, `dev-sessions/${'a'.repeat(32)}`, {
+      pid: await pidOfEndedProcess(),
+      project: '/killed',
+      claim: 'x',
+    });
     // A living dev's claim stays.
-    const living = join(dir, 'dev-sessions', `${'b'.repeat(32)}.json`);
-    await writeFile(
-      living,
-      JSON.stringify({
-        pid: process.ppid,
-        project: '/running',
-        claim: 'y',
-        claimedAt: new Date().toISOString(),
-      }),
-    );
+    await writeClaim(dir, `dev-sessions/${'b'.repeat(32)}`, {
+      pid: process.ppid,
+      project: '/running',
+      claim: 'y',
+    });
     const project = await tempDir('plugsmith-claims-project-');
     const claim = await claimProjectPlugin(join(project, 'plugsmith.json'), 'store-1');
     expect('heldBy' in claim).toBe(false);
     const names = await readdir(join(dir, 'dev-sessions'));
-    expect(names).not.toContain(`${'a'.repeat(32)}.json`);
-    expect(names).toContain(`${'b'.repeat(32)}.json`);
+    expect(names).not.toContain(left);
+    expect(names).toContain(living);
     expect(names).toHaveLength(2);
     if (!('heldBy' in claim)) await claim.release();
-    expect(await readdir(join(dir, 'dev-sessions'))).toEqual([`${'b'.repeat(32)}.json`]);
+    expect(await readdir(join(dir, 'dev-sessions'))).toEqual([living]);
   });
 });
