@@ -37,9 +37,6 @@ interface ClaimFile extends PortHolder {
   claimedAt: string;
 }
 
-/** The claims this process holds, by their `claim`: a claim file naming this process's pid and none of these is stale. */
-const held = new Set<string>();
-
 /** Clock ticks per second of Linux's /proc/<pid>/stat (USER_HZ: 100 on every architecture Node runs on). */
 const USER_HZ = 100;
 
@@ -72,16 +69,16 @@ async function processStartedAt(pid: number): Promise<number | null> {
 }
 
 /**
- * Whether a claim's dev is gone: its pid names no process; or names this process, which does not hold the claim (a
- * restarted container's dev may get the pid of the one before); or names a process that started after the claim was
- * made (a reused pid, where /proc tells).
+ * Whether a claim's dev is gone: its pid names no process, or one that started after the claim was made (the pid was
+ * reused: a restarted container's dev may even get the pid of the one before). This process's start is known everywhere;
+ * another's where Linux's /proc tells.
  */
 async function isStale(claim: ClaimFile): Promise<boolean> {
-  if (claim.pid === process.pid) return !held.has(claim.claim);
   if (!alive(claim.pid)) return true;
   const claimedAt = Date.parse(claim.claimedAt);
   if (Number.isNaN(claimedAt)) return false;
-  const startedAt = await processStartedAt(claim.pid);
+  const startedAt =
+    claim.pid === process.pid ? performance.timeOrigin : await processStartedAt(claim.pid);
   return startedAt !== null && startedAt > claimedAt + CLOCK_SLACK_MS;
 }
 
@@ -133,8 +130,6 @@ async function claimName(
   };
   const draft = `${path}.${process.pid}.${mine.claim}`;
   await writeFile(draft, JSON.stringify(mine) + '\n', { mode: 0o600 });
-  // Held before it is linked: another claim of this process reading the linked file must find it held.
-  held.add(mine.claim);
   try {
     for (let tries = 0; tries < 5; tries++) {
       try {
@@ -144,7 +139,6 @@ async function claimName(
           release: async () => {
             const current = await readClaim(path);
             if (current?.claim === mine.claim) await rm(path, { force: true });
-            held.delete(mine.claim);
           },
         };
       } catch (error) {
@@ -156,11 +150,7 @@ async function claimName(
         return { heldBy: { pid: holder.pid, project: holder.project, file: path } };
       await takeOverStale(path);
     }
-    held.delete(mine.claim);
     return { heldBy: { pid: -1, project: null, file: path } };
-  } catch (error) {
-    held.delete(mine.claim);
-    throw error;
   } finally {
     await rm(draft, { force: true });
   }

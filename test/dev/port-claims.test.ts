@@ -87,16 +87,17 @@ test('a claim left by a process that is gone is taken over; one of a living proc
   });
 });
 
-test("a claim naming this very process, which does not hold it, is stale: a restarted container's dev may get the pid of the one before", async () => {
+test("a claim naming this very process, made before it started, is stale: a restarted container's dev may get the pid of the one before", async () => {
   await inConfigDir(async (dir) => {
     const path = await writeClaim(dir, 'plugin-ports/40127', {
       pid: process.pid,
       project: '/before-the-restart',
       claim: 'not-ours',
+      claimedAt: new Date(performance.timeOrigin - 60_000).toISOString(),
     });
     const taken = await claimPort(40127, '/projects/a');
     expect('heldBy' in taken).toBe(false);
-    // A claim this process does hold is not stale to it: a second claim is refused, naming the file.
+    // The claim this process made is not stale to it: a second claim is refused, naming the file.
     expect(await claimPort(40127, '/projects/b')).toEqual({
       heldBy: { pid: process.pid, project: '/projects/a', file: path },
     });
