@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startGroupGuard } from './group-guard.js';
 import { PluginOutputCapture } from './plugin-output.js';
 import type { OutputLine } from '../shared/plugin-output.js';
@@ -31,6 +32,8 @@ const FIRST_DELAY_MS = 500;
 const STABLE_AFTER_MS = 10_000;
 const MAX_DELAY_MS = 10_000;
 const STOP_GRACE_MS = 3000;
+/** How long what SIGKILL left of a group may take to be gone (the kernel closes its sockets). */
+const KILLED_WITHIN_MS = 1000;
 
 /** The plugin in its own process group (`npm run dev` and what it starts stop together), restarted with a growing delay on a crash. */
 export class PluginProcess {
@@ -41,6 +44,12 @@ export class PluginProcess {
   private stopping = false;
   /** The running child is being stopped to be started again at once. */
   private restarting = false;
+  /** A process group being stopped (stop() or restart()): settled once every process of it has ended. */
+  private ending: Promise<void> | null = null;
+  /** The children being stopped on purpose: their exit is terminate()'s to handle, not a crash. */
+  private readonly terminated = new WeakSet<ChildProcess>();
+  /** The guard of the running child's process group (group-guard.ts). */
+  private guard: ChildProcess | undefined;
 
   /** The plugin's output as kept and posted to the emulator (plugin-output.ts). */
   readonly output: PluginOutputCapture;
@@ -75,6 +84,7 @@ export class PluginProcess {
       child.pid !== undefined && process.platform !== 'win32'
         ? startGroupGuard(child.pid, STOP_GRACE_MS)
         : undefined;
+    this.guard = guard;
     for (const stream of ['stdout', 'stderr'] as const) {
       createInterface({ input: child[stream]! }).on('line', (line) => {
         this.options.onOutput(line, stream, this.output.line(line, stream));
@@ -86,16 +96,13 @@ export class PluginProcess {
     });
     child.once('exit', (code, signal) => {
       if (this.child === child) this.child = null;
+      // Stopped on purpose: the leader may be a shell that exits at once on SIGTERM while the plugin it started closes;
+      // terminate() gives the group its grace period.
+      if (this.terminated.has(child)) return;
       // What the group leader leaves behind (a server npm started) would hold the port; then the guard has nothing to do.
       this.signal(child, 'SIGKILL');
       guard?.kill('SIGKILL');
       if (this.stopping) return;
-      if (this.restarting) {
-        this.restarting = false;
-        this.failures = 0;
-        this.start();
-        return;
-      }
       const stable = Date.now() - this.startedAt >= STABLE_AFTER_MS;
       this.failures = stable ? 1 : this.failures + 1;
       const restartInMs = Math.min(FIRST_DELAY_MS * 2 ** (this.failures - 1), MAX_DELAY_MS);
@@ -110,7 +117,12 @@ export class PluginProcess {
     if (this.stopping || this.restarting) return;
     if (this.child) {
       this.restarting = true;
-      void this.terminate(this.child);
+      // Started again once the whole group has ended: a plugin still closing holds its port.
+      void this.terminate(this.child).then(() => {
+        this.restarting = false;
+        this.failures = 0;
+        this.start();
+      });
       return;
     }
     this.failures = 0;
@@ -122,21 +134,45 @@ export class PluginProcess {
     this.stopping = true;
     clearTimeout(this.restartTimer);
     const child = this.child;
-    if (child && child.exitCode === null && child.signalCode === null) {
-      // The exit handler then ends what the group leader left behind.
-      await this.terminate(child);
-    }
+    if (child && child.exitCode === null && child.signalCode === null) await this.terminate(child);
+    // A restart's stop under way: its group ends first.
+    await this.ending;
     // The last lines (an exception at exit) reach the emulator before dev stops it.
     if (this.ownsOutput) await this.output.close();
     else await this.output.flush();
   }
 
-  /** SIGTERM to the process group, SIGKILL after a grace period; resolves when the child exited. */
+  /**
+   * SIGTERM to the process group, SIGKILL to what is left of it after a grace period; resolves when the group's processes
+   * have ended (so its port is free). The group, not the leader: the leader is the shell of the command line, which may
+   * exit at once on SIGTERM (dash forks the command rather than exec it) while the plugin closes its server.
+   */
   private terminate(child: ChildProcess): Promise<void> {
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    this.terminated.add(child);
+    const guard = this.guard;
+    const ending = this.endGroup(child).finally(() => {
+      guard?.kill('SIGKILL');
+      if (this.ending === ending) this.ending = null;
+    });
+    this.ending = ending;
+    return ending;
+  }
+
+  /**
+   * Ends `child`'s group. Its processes share the child's stdout and stderr pipes, which close when the last of them has
+   * exited: the child's 'close' event, unlike the exit of the leader or a look at the group, which counts a process that
+   * exited but is not reaped yet (its new parent reaps it when it will). What still runs then has let go of its output
+   * (a daemon it started) and gets SIGKILL, as after a crash.
+   */
+  private async endGroup(child: ChildProcess): Promise<void> {
+    // A command that could not be started has no process to end.
+    if (child.pid === undefined) return;
+    // Its leader runs (stop() and restart() end a running child only): 'close' is still to come.
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
     this.signal(child, 'SIGTERM');
-    const timer = setTimeout(() => this.signal(child, 'SIGKILL'), STOP_GRACE_MS);
-    return exited.finally(() => clearTimeout(timer));
+    const inTime = await within(closed, STOP_GRACE_MS);
+    this.signal(child, 'SIGKILL');
+    if (!inTime) await within(closed, KILLED_WITHIN_MS);
   }
 
   private signal(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -147,4 +183,13 @@ export class PluginProcess {
       // already gone
     }
   }
+}
+
+/** Whether `promise` settles within `ms`. */
+async function within(promise: Promise<void>, ms: number): Promise<boolean> {
+  const timeout = new AbortController();
+  const late = sleep(ms, false, { signal: timeout.signal }).catch(() => false);
+  const settled = await Promise.race([promise.then(() => true), late]);
+  timeout.abort();
+  return settled;
 }
