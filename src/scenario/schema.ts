@@ -173,7 +173,7 @@ export const RequestStepSchema = Type.Object(
       { description: 'The HTTP method' },
     ),
     path: Text(
-      'The path, from "/": "/api/plugins/${plug.data.id}" (no scheme or host, no "." or ".." segment, the query in `query`; on a remote platform nothing under /_emulator)',
+      'The path, from "/": "/api/plugins/${plug.data.id}" (no scheme or host, no "." or ".." segment, the query in `query`; nothing under /_emulator, the emulator admin API)',
     ),
     api: Type.Optional(
       Type.Union([Type.Literal('management'), Type.Literal('messaging')], {

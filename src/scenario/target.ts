@@ -1,6 +1,5 @@
 import { redactUrl } from '../client/redact.js';
 import type { Expectation, Scenario } from './schema.js';
-import { isAdminPath } from './steps/request.js';
 import type { ScenarioProblem } from './validate.js';
 
 // Where a scenario runs: the emulator (every API, the admin API under /_emulator included), or a
@@ -104,14 +103,6 @@ export function remoteProblems(scenario: Scenario): ScenarioProblem[] {
           });
         break;
       }
-      case 'request':
-        if (isAdminPath(step.body.path))
-          problems.push({
-            path: `${at}.path`,
-            message: "/_emulator is the emulator's admin API: a remote platform has none",
-            fix: `request a path of the platform's public APIs, ${RUN_ON_EMULATOR}`,
-          });
-        break;
     }
   });
   return problems;

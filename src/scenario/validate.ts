@@ -324,7 +324,7 @@ function checkStepBody(
     });
   if (kind === 'request' && typeof body.path === 'string') {
     // As written (references left in); the runner checks the path again once they are expanded.
-    const problem = requestPathProblem(body.path, false);
+    const problem = requestPathProblem(body.path);
     if (problem)
       problems.push({
         path: `${at}.path`,

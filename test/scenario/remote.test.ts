@@ -398,7 +398,9 @@ describe('plugsmith scenario run against a remote platform (the stand-in)', () =
     const from = platform.requests.length;
     const run = await cli(['scenario', 'run', refused, '--plugin', pluginId]);
     expect(run.code, run.stdout + run.stderr).toBe(2);
-    expect(run.stderr).toContain("steps[0].request.path: /_emulator is the emulator's admin API");
+    expect(run.stderr).toMatch(
+      /steps\[0\]\.request\.path \(line \d+, column \d+\): \/_emulator is the emulator's admin API/,
+    );
     expect(platform.requests.slice(from)).toEqual([]);
 
     const wrong = await scenarioFile('wrong-status', {
@@ -414,7 +416,7 @@ describe('plugsmith scenario run against a remote platform (the stand-in)', () =
 });
 
 describe('the request step on the emulator', () => {
-  test('works too, the admin API included, its results used by later steps; the report names the emulator', async () => {
+  test("works too, its results used by later steps; the admin API is refused, as written and once expanded: a cloned project's scenario must not read the store and hand it on", async () => {
     const emu = await emulator();
     const client = createClient({ baseUrl: emu.url, token: emu.token! });
     own(() => client.close());
@@ -426,22 +428,7 @@ describe('the request step on the emulator', () => {
       events: [],
       scopes: [],
     } as never);
-    const file = await scenarioFile('on-emulator', {
-      name: 'requests on the emulator',
-      steps: [
-        { id: 'faults', request: { method: 'GET', path: '/_emulator/faults' } },
-        {
-          id: 'repo',
-          request: {
-            method: 'POST',
-            path: '/api/repositories',
-            body: { name: 'r', description: 'd', orgId: emu.orgId },
-          },
-        },
-        { id: 'again', request: { method: 'GET', path: '/api/repositories/${repo.data.id}' } },
-      ],
-    });
-    const run = await runCli(['scenario', 'run', file, '--plugin', plugin.id, '--json'], {
+    const onEmulator = {
       cwd: dir,
       env: {
         ...env,
@@ -451,13 +438,49 @@ describe('the request step on the emulator', () => {
         PLUGSMITH_API_KEY: emu.apiKey!,
         PLUGSMITH_ADMIN_TOKEN: emu.adminToken,
       },
+    };
+    const file = await scenarioFile('on-emulator', {
+      name: 'requests on the emulator',
+      steps: [
+        {
+          id: 'repo',
+          request: {
+            method: 'POST',
+            path: '/api/repositories',
+            body: { name: '_emulator', description: 'd', orgId: emu.orgId },
+          },
+        },
+        { id: 'again', request: { method: 'GET', path: '/api/repositories/${repo.data.id}' } },
+        // Expanded, the path is /_emulator/export.
+        { request: { method: 'GET', path: '/${repo.data.name}/export' } },
+      ],
     });
-    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const run = await runCli(
+      ['scenario', 'run', file, '--plugin', plugin.id, '--json'],
+      onEmulator,
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(1);
     const report = JSON.parse(run.stdout);
     expect(report.target).toEqual({ kind: 'emulator', url: emu.url });
     const steps = report.scenarios[0].steps;
-    expect(steps[0].result.data).toMatchObject({ on: false });
-    expect(steps[2].result.data.id).toBe(steps[1].result.data.id);
-    expect(steps[2].result.data.name).toBe('r');
+    expect(steps[1].result.data.id).toBe(steps[0].result.data.id);
+    expect(steps[1].result.data.name).toBe('_emulator');
+    expect(steps[2].ok).toBe(false);
+    expect(JSON.stringify(steps[2])).toContain(
+      "/_emulator is the emulator's admin API, which a scenario's request does not reach",
+    );
+
+    // As written: refused before anything runs, whatever the encoding.
+    for (const path of ['/_emulator/export', '/%5Femulator/reset', '//_emulator/tokens']) {
+      const admin = await scenarioFile('admin-on-emulator', {
+        name: 'admin request on the emulator',
+        steps: [{ request: { method: 'GET', path } }],
+      });
+      const refused = await runCli(['scenario', 'run', admin, '--plugin', plugin.id], onEmulator);
+      expect(refused.code, refused.stdout + refused.stderr).toBe(2);
+      expect(refused.stdout + refused.stderr).toMatch(
+        /steps\[0\]\.request\.path \(line \d+, column \d+\): (\/_emulator is the emulator's admin API|a request names a path of the platform, not a URL)/,
+      );
+    }
   });
 });

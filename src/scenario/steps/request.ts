@@ -32,10 +32,14 @@ export function isRequestResultField(field: string): boolean {
 /**
  * What is wrong with a request path, or null: it is a path of the platform's APIs, not a URL (no scheme or host), starts with
  * `/`, has no `.` or `..` segment (encoded or not), no query or fragment (the query goes in `query`), no backslash, space or
- * control character; on a remote platform, nothing under `/_emulator`. Checked as written and again once its references
- * are expanded.
+ * control character, and nothing under `/_emulator`. Checked as written and again once its references are expanded.
+ *
+ * The admin API belongs to the person running the emulator and their tools, never to a scenario file, which a cloned
+ * project brings: with its credential a scenario could read the whole store (`/_emulator/export`: every secret, token and
+ * install's inputs) and hand it to a plugin of its own on any host, or reset the store. What a scenario needs of it, its
+ * own steps do (`faults`, `trigger`, the waits of expectations).
  */
-export function requestPathProblem(path: string, remote: boolean): string | null {
+export function requestPathProblem(path: string): string | null {
   if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(path) || path.startsWith('//'))
     return 'a request names a path of the platform, not a URL: no scheme or host (the target gives them)';
   if (!path.startsWith('/')) return 'a request path starts with "/" (e.g. "/api/plugins")';
@@ -52,8 +56,8 @@ export function requestPathProblem(path: string, remote: boolean): string | null
   }
   if (decoded.split('/').some((segment) => segment === '..' || segment === '.'))
     return 'a request path has no "." or ".." segment';
-  if (remote && isAdminPath(path))
-    return "/_emulator is the emulator's admin API: a remote platform has none";
+  if (isAdminPath(path))
+    return "/_emulator is the emulator's admin API, which a scenario's request does not reach (a remote platform has none): the scenario's own steps (faults, trigger) do what it needs of it";
   return null;
 }
 
@@ -62,7 +66,7 @@ export type RequestStep = Static<typeof RequestStepSchema>;
 export const requestStep: StepModule<'request'> = {
   label: (step) =>
     `request ${step.method} ${step.path}${step.api === 'messaging' ? ' (messaging)' : ''}`,
-  run: (step, context) => sendRequest(context.client, step, context.remote),
+  run: (step, context) => sendRequest(context.client, step),
 };
 
 /** A request step's query as pairs: a list gives the name once per value. */
@@ -78,10 +82,9 @@ function queryPairs(query: RequestStep['query']): Array<[string, string]> {
 export async function sendRequest(
   client: PlatformClient,
   step: RequestStep,
-  remote: boolean,
 ): Promise<Record<string, unknown>> {
   const { path, method } = step;
-  const problem = requestPathProblem(path, remote);
+  const problem = requestPathProblem(path);
   if (problem) throw new Error(`${problem}: ${JSON.stringify(path)}`);
   const api = step.api === 'messaging' ? 'messaging' : 'management';
   const expected = step.status ?? '2xx';
