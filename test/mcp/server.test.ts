@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/client/index.js';
 import { UserError } from '../../src/errors.js';
 import { MAX_ANSWER_CHARS } from '../../src/mcp/shape.js';
-import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { answerChallenge, emulator, json, receiver, tempDir, type Receiver } from '../kit/index.js';
 import type { Emulator } from '../../emulator/index.js';
@@ -380,10 +381,11 @@ describe('plugsmith mcp tools', () => {
     expect(seen(many)).toContain('many.json: … and 10 more problem(s)');
   });
 
-  test('paths are real paths inside the project: a linked recorded/ or scenarios folder is refused, .plugsmith/ is never read, a parse error shows no bytes', async () => {
+  test('paths are real paths inside the project: a linked scenarios/recorded/ or scenarios folder is refused, a recording goes to scenarios/ only, .plugsmith/ is never read, a parse error shows no bytes', async () => {
     const project = await tempDir('plugsmith-mcp-paths-');
     const outside = await tempDir('plugsmith-mcp-outside-');
-    await symlink(outside, join(project, 'recorded'));
+    await mkdir(join(project, 'scenarios'));
+    await symlink(outside, join(project, 'scenarios', 'recorded'));
     await symlink('/etc', join(project, 'scenarios-etc'));
     await mkdir(join(project, '.plugsmith', 'emulator'), { recursive: true });
     const secret = 'c2VjcmV0LXN0b3JhZ2Uta2V5LW9mLXRoZS1lbXVsYXRvcg==';
@@ -392,10 +394,29 @@ describe('plugsmith mcp tools', () => {
     const base = connectTo(emu);
     const client = await mcpClient(async () => ({ ...(await base()), project }));
 
-    const linked = await call(client, 'record_scenario', { output: 'recorded/x.json', pluginId });
+    const linked = await call(client, 'record_scenario', {
+      output: 'scenarios/recorded/x.json',
+      pluginId,
+    });
     expect(linked.isError, seen(linked)).toBe(true);
     expect(seen(linked)).toContain('leads outside the project');
     expect(await readdir(outside)).toEqual([]);
+
+    // Inside the project but outside scenarios/: the manifest, package.json, an editor's or agent's configuration.
+    await writeFile(join(project, 'package.json'), '{"name":"kept"}');
+    for (const output of ['package.json', '.vscode/mcp.json', 'scenarios-etc/x.json', 'x.json']) {
+      const elsewhere = await call(client, 'record_scenario', {
+        output,
+        overwrite: true,
+        pluginId,
+      });
+      expect(elsewhere.isError, seen(elsewhere)).toBe(true);
+      expect(seen(elsewhere)).toMatch(
+        /outside the project's scenarios\/ folder|leads outside the project/,
+      );
+    }
+    expect(await readFile(join(project, 'package.json'), 'utf8')).toBe('{"name":"kept"}');
+    expect(existsSync(join(project, '.vscode'))).toBe(false);
 
     const etc = await call(client, 'run_scenarios', { paths: ['scenarios-etc'], pluginId });
     expect(etc.isError, seen(etc)).toBe(true);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
-import { basename, extname, relative } from 'node:path';
+import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../../errors.js';
 import { pluginIdOf } from '../connection.js';
@@ -10,17 +10,45 @@ import { anyObject, defineTool } from '../tool.js';
 
 // Through the same recorder as `plugsmith scenario record`.
 
+/** The folder of a project where the tool writes: an agent's call (perhaps a prompt injection's) never replaces the
+ * manifest, package.json, an editor's or an agent's configuration, or anything else of the project. */
+const SCENARIOS_FOLDER = 'scenarios';
+
+/** Whether `path` lies below `folder`. */
+function isBelow(folder: string, path: string): boolean {
+  const within = relative(folder, path);
+  return within !== '' && within !== '..' && !within.startsWith(`..${sep}`) && !isAbsolute(within);
+}
+
+/**
+ * `output` as a real path inside the project's scenarios/ folder, or a refusal naming the folder: checked as written
+ * (before any folder of it is made) and once links are followed.
+ */
+async function scenarioOutput(project: string, output: string): Promise<string> {
+  const root = await realpath(project);
+  const folder = join(root, SCENARIOS_FOLDER);
+  const refusal = new UserError(
+    `output ${JSON.stringify(output)} is outside the project's ${SCENARIOS_FOLDER}/ folder, where record_scenario writes: name a file there (e.g. ${SCENARIOS_FOLDER}/recorded.json)`,
+  );
+  if (!isBelow(folder, resolve(root, output))) throw refusal;
+  const file = await writableInProject(project, output);
+  if (!isBelow(await realpath(folder).catch(() => folder), file)) throw refusal;
+  return file;
+}
+
 export const recordScenario = defineTool({
   name: 'record_scenario',
   title: 'Record a scenario',
   description:
-    "Turns what happened on the emulator (since `plugsmith dev` started it, or since a time) into a scenario, as `plugsmith scenario record` does: the user's actions as steps, the plugin's effects as exact expectations. Returns the scenario; with output, also writes it to that file of the project (an existing file only with overwrite: true).",
+    "Turns what happened on the emulator (since `plugsmith dev` started it, or since a time) into a scenario, as `plugsmith scenario record` does: the user's actions as steps, the plugin's effects as exact expectations. Returns the scenario; with output, also writes it to that file of the project's scenarios/ folder (an existing file only with overwrite: true).",
   inputSchema: {
     output: z
       .string()
       .regex(/\.json$/, 'a .json file')
       .optional()
-      .describe('where to write it, relative to the project (e.g. scenarios/upload.json)'),
+      .describe(
+        'where to write it, relative to the project and inside its scenarios/ folder (e.g. scenarios/upload.json)',
+      ),
     overwrite: z.boolean().default(false).describe('replace output if it exists'),
     since: z
       .string()
@@ -53,7 +81,7 @@ export const recordScenario = defineTool({
   },
   async run(args, connection) {
     const project = projectOf(connection);
-    const file = args.output ? await writableInProject(project, args.output) : null;
+    const file = args.output ? await scenarioOutput(project, args.output) : null;
     if (file && (await lstat(file).catch(() => null)) && !args.overwrite)
       throw new UserError(
         `${args.output} exists: pass overwrite: true to replace it, or another output`,
