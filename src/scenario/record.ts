@@ -7,6 +7,7 @@ import {
   type Message,
   type PlatformClient,
 } from '../client/index.js';
+import { recordedInputs } from './record-secrets.js';
 import { literalText, literalValue } from './references.js';
 import { is2xx, ownAnswers } from './retries.js';
 
@@ -15,7 +16,8 @@ import { is2xx, ownAnswers } from './retries.js';
 // as a scenario: the actions as steps, the plugin's effects as exact expectations, ids replaced by
 // references to the steps that make them. Every text that came from the log (a message, a reply, a
 // file's name and content, an install's inputs, ids) is written as a literal (`${` escaped as
-// `$${`): a recorded `${env.SECRET}` replays as that text, never as the variable.
+// `$${`): a recorded `${env.SECRET}` replays as that text, never as the variable. An install's inputs
+// that are credentials are the exception: written as `${env.NAME}`, never their value (record-secrets.ts).
 
 export interface RecordOptions {
   pluginId: string;
@@ -169,6 +171,8 @@ export async function recordScenario(
   const nextId = (prefix: string) => `${prefix}${++counter}`;
 
   const failures: RecordedFailure[] = [];
+  /** The variables the credentials of installs' inputs are written as (the file's `env`). */
+  const variables = new Set<string>();
   /** Deliveries of events that are no user's action a step can make, by kind. */
   const otherKinds = new Map<string, number>();
   for (const delivery of deliveries) {
@@ -283,18 +287,28 @@ export async function recordScenario(
         }
         const id = nextId('inst');
         instances.set(instance.id, id);
+        const given =
+          instance.inputs && Object.keys(instance.inputs).length
+            ? recordedInputs(instance.name, instance.inputs, variables)
+            : null;
+        for (const credential of given?.credentials ?? [])
+          notes.push(
+            `the install ${instance.name}'s ${credential.path} looks like a credential: written as \${env.${credential.name}}, never its value; to replay, set ${credential.name} and pass --allow-env ${credential.name}`,
+          );
         steps.push({
           id,
-          install: literalValue({
-            on: instance.entityType.toLowerCase(),
-            id: instance.entityId,
-            name: instance.name,
-            ...(instance.inputs && Object.keys(instance.inputs).length
-              ? { inputs: instance.inputs }
-              : {}),
-            ...(instance.events ? { events: instance.events } : {}),
-            ...(instance.scopes ? { scopes: instance.scopes } : {}),
-          }),
+          install: {
+            ...literalValue({
+              on: instance.entityType.toLowerCase(),
+              id: instance.entityId,
+              name: instance.name,
+            }),
+            ...(given ? { inputs: given.inputs } : {}),
+            ...literalValue({
+              ...(instance.events ? { events: instance.events } : {}),
+              ...(instance.scopes ? { scopes: instance.scopes } : {}),
+            }),
+          },
           expect: [deliveryExpectation(delivery, 1)],
         });
         break;
@@ -330,6 +344,7 @@ export async function recordScenario(
     ...(options.schema ? { $schema: options.schema } : {}),
     name: options.name,
     description: failures.length ? `${recorded}. WARNING: ${failureWarning(failures)}` : recorded,
+    ...(variables.size ? { env: [...variables] } : {}),
     steps,
   };
   return { scenario, notes, steps: steps.length, failures };

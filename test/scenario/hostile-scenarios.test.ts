@@ -91,6 +91,74 @@ describe('${env.*}: recorded text stays text, and expanded values never come bac
     expect(JSON.stringify(result)).not.toContain(SECRET);
   });
 
+  test("an install's credential inputs are recorded as declared variables, never their values, and replay from the environment", async () => {
+    const { emu, client, pluginId, instanceId } = await setUp();
+    const since = new Date().toISOString();
+    // Uninstalled first: the agent holds one instance of a plugin.
+    await client.agentPlugins.remove('agent_nova', instanceId);
+    const inputs = {
+      openaiKey: 'sk-proj-REALSECRETabcdefghijklmnop',
+      db: { url: 'postgres://admin:Hunter2pass@db.example.com/x', pool: 5 },
+      password: 'Hunter2pass-long-enough',
+      region: 'eu-west-1',
+      author: 'Jane',
+      note: 'hi ${env.PROBE_SECRET}',
+    };
+    await client.agentPlugins.install('agent_nova', {
+      name: 'prod',
+      pluginId,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: ['AGENT_MESSAGE_WRITE'],
+      inputs,
+    } as never);
+    await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId, status: 'any' });
+    const recording = await recordScenario(client, {
+      pluginId,
+      since,
+      name: 'recorded',
+      schema: null,
+      manifestInstalls: [],
+    });
+    const text = JSON.stringify(recording.scenario);
+    for (const secret of ['REALSECRET', 'Hunter2pass']) expect(text).not.toContain(secret);
+    const install = (
+      recording.scenario.steps as Array<{ install?: { inputs: Record<string, unknown> } }>
+    ).find((step) => step.install)!.install!;
+    expect(install.inputs).toEqual({
+      openaiKey: '${env.PROD_OPENAI_KEY}',
+      db: { url: '${env.PROD_DB_URL}', pool: 5 },
+      password: '${env.PROD_PASSWORD}',
+      region: 'eu-west-1',
+      author: 'Jane',
+      note: 'hi $${env.PROBE_SECRET}',
+    });
+    expect(recording.scenario.env).toEqual(['PROD_OPENAI_KEY', 'PROD_DB_URL', 'PROD_PASSWORD']);
+    expect(recording.notes).toContain(
+      "the install prod's inputs.openaiKey looks like a credential: written as ${env.PROD_OPENAI_KEY}, never its value; to replay, set PROD_OPENAI_KEY and pass --allow-env PROD_OPENAI_KEY",
+    );
+    expect(validateScenario(recording.scenario).problems).toEqual([]);
+
+    // Replayed with the variables set: the instance gets the values from the environment.
+    const installed = await client.agentPlugins.list('agent_nova');
+    for (const instance of installed.data)
+      await client.agentPlugins.remove('agent_nova', instance.id);
+    const result = await runScenario(recording.scenario, {
+      client,
+      pluginId,
+      env: {
+        PROD_OPENAI_KEY: inputs.openaiKey,
+        PROD_DB_URL: inputs.db.url,
+        PROD_PASSWORD: inputs.password,
+      },
+    });
+    expect(result.ok, JSON.stringify(result, null, 2)).toBe(true);
+    const replayed = (await client.agentPlugins.list('agent_nova')).data.find(
+      (i) => i.name === 'prod',
+    );
+    expect(replayed?.inputs).toEqual(inputs);
+    expect(JSON.stringify(result)).not.toContain('REALSECRET');
+  });
+
   test('a declared variable is sent to the plugin, and its value is in no result: labels, expectations, what came', async () => {
     const { client, pluginId, received } = await setUp();
     const scenario = chat('hi ${env.PROBE_SECRET}', 'not what it says', { env: ['PROBE_SECRET'] });

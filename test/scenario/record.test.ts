@@ -188,7 +188,7 @@ describe('after 150+ deliveries, scenario runs among them, record has the newest
 
   test('MCP record_scenario pages the same way, and takes a relative since', async () => {
     const project = await tempDir('plugsmith-mcp-record-');
-    const all = await mcpCall(s.emu, { pluginId: s.pluginId, output: 'all.json' }, project);
+    const all = await mcpCall(s.emu, { pluginId: s.pluginId, output: 'scenarios/all.json' }, project);
     expect(all.isError, JSON.stringify(all)).toBeFalsy();
     const content = all.structuredContent as {
       notes: string[];
@@ -197,19 +197,19 @@ describe('after 150+ deliveries, scenario runs among them, record has the newest
     };
     // Too large to show: the answer points at the file, and keeps what was left out.
     expect(content.untrusted.scenario).toBeNull();
-    expect(content.untrusted.leftOut).toContain('read all.json');
+    expect(content.untrusted.leftOut).toContain('read scenarios/all.json');
     expect(content.notes).toContain('left out 60 deliveries of scenario runs (a fault matrix)');
     expect(content.failures).toEqual([]);
-    const written = JSON.parse(await readFile(join(project, 'all.json'), 'utf8'));
+    const written = JSON.parse(await readFile(join(project, 'scenarios/all.json'), 'utf8'));
     expect(messagesOf(written)).toEqual([...ownTexts, 'the newest message']);
 
     const recent = await mcpCall(
       s.emu,
-      { pluginId: s.pluginId, since: '2m', output: 'recent.json' },
+      { pluginId: s.pluginId, since: '2m', output: 'scenarios/recent.json' },
       project,
     );
     expect(recent.isError, JSON.stringify(recent)).toBeFalsy();
-    const fresh = JSON.parse(await readFile(join(project, 'recent.json'), 'utf8'));
+    const fresh = JSON.parse(await readFile(join(project, 'scenarios/recent.json'), 'utf8'));
     expect(messagesOf(fresh).at(-1)).toBe('the newest message');
 
     const bad = await mcpCall(s.emu, { pluginId: s.pluginId, since: '90' });
