@@ -1,6 +1,12 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { EXIT, UserError } from '../errors.js';
 import { writePrivateFile } from '../shared/private-file.js';
+import {
+  ProjectPathError,
+  readProjectFile,
+  resolveWritableInside,
+} from '../shared/project-file.js';
 import { normalizeBaseUrl } from '../config/url.js';
 
 /** What a deploy applied, per target, so the next one can tell drift from intent. */
@@ -51,11 +57,41 @@ export function targetKey(identity: TargetIdentity): string {
     : `url:${normalizeBaseUrl(identity.baseUrl)}`;
 }
 
+/** The state file as its project names it. */
+const STATE_FILE = '.plugsmith/state.json';
+
+/** The most a state file may hold: a project deploys to a few targets (its entries are a few hundred bytes each). */
+const MAX_STATE_BYTES = 4 * 1024 * 1024;
+
+/** A state file refused as a path of the project (it leads out of it, is no regular file, is too large). */
+function refusedState(error: ProjectPathError): UserError {
+  return new UserError(
+    `the project's deploy state ${STATE_FILE} ${error.message.replace(/^the deploy state "[^"]*" /, '')}. It is the project's own record of its deploys, which a cloned project must not bring: delete it (\`rm -r .plugsmith\` in the project) and deploy again`,
+    EXIT.USAGE,
+  );
+}
+
+/**
+ * The project's deploy state; empty when there is none or it is not JSON. The file may come with a cloned project, so it is
+ * read as a path of the project: a link leading out of it, a FIFO or device, or a file past 4 MiB is refused, naming it.
+ */
 export async function readProjectState(manifestPath: string): Promise<ProjectState> {
+  // None yet (a new project, or one that never deployed).
+  if (!(await lstat(statePath(manifestPath)).catch(() => null))) return { version: 2, targets: {} };
+  let text: string;
   try {
-    const parsed = JSON.parse(await readFile(statePath(manifestPath), 'utf8')) as {
-      targets?: Record<string, TargetState>;
-    };
+    text = (
+      await readProjectFile(dirname(manifestPath), STATE_FILE, {
+        label: 'the deploy state',
+        maxBytes: MAX_STATE_BYTES,
+      })
+    ).toString('utf8');
+  } catch (error) {
+    if (error instanceof ProjectPathError) throw refusedState(error);
+    return { version: 2, targets: {} };
+  }
+  try {
+    const parsed = JSON.parse(text) as { targets?: Record<string, TargetState> };
     return {
       version: 2,
       targets: parsed.targets && typeof parsed.targets === 'object' ? parsed.targets : {},
@@ -65,10 +101,16 @@ export async function readProjectState(manifestPath: string): Promise<ProjectSta
   }
 }
 
-/** Writes the project state whole or not at all, owner-only like the rest of `.plugsmith/`. */
+/**
+ * Writes the project state whole or not at all, owner-only like the rest of `.plugsmith/`, inside the project: a
+ * `.plugsmith` that links out of it is refused (a link planted at state.json's name is replaced, not followed).
+ */
 export async function writeProjectState(manifestPath: string, state: ProjectState): Promise<void> {
-  const path = statePath(manifestPath);
-  await mkdir(dirname(path), { recursive: true });
+  const path = await resolveWritableInside(dirname(manifestPath), STATE_FILE, {
+    label: 'the deploy state',
+  }).catch((error: unknown) => {
+    throw error instanceof ProjectPathError ? refusedState(error) : error;
+  });
   await writePrivateFile(path, JSON.stringify({ ...state, version: 2 }, null, 2) + '\n');
 }
 

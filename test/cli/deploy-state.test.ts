@@ -252,3 +252,58 @@ test('a state file of version 1 (keyed by profile and by URL, one entry per old 
     baseUrl: emu.url,
   });
 }, 60_000);
+
+test("a cloned project's .plugsmith is read and written as a path of the project: a FIFO or a device is refused at once, a .plugsmith linked out of the project is neither read nor written", async () => {
+  const emu = await emulator();
+  const configDir = await tempConfigDir();
+  const env = {
+    ...bare(configDir),
+    PLUGSMITH_BASE_URL: emu.url,
+    PLUGSMITH_TOKEN: emu.token!,
+    PLUGSMITH_MESSAGING_URL: emu.messagingUrl,
+  };
+  const { mkdir, symlink } = await import('node:fs/promises');
+  const { execFileSync } = await import('node:child_process');
+
+  // A state that would block a read (a FIFO without a writer, the terminal's stdin) or never end (/dev/zero).
+  for (const make of [
+    (path: string) => execFileSync('mkfifo', [path]),
+    (path: string) => symlink('/dev/zero', path),
+  ]) {
+    const dir = await project();
+    await mkdir(join(dir, '.plugsmith'));
+    make(join(dir, '.plugsmith', 'state.json'));
+    const deploy = await runCli(['deploy', '--dry-run', '--org', emu.orgId!], { cwd: dir, env });
+    expect(deploy.code, deploy.stderr).toBe(2);
+    expect(deploy.stderr).toMatch(
+      /the project's deploy state \.plugsmith\/state\.json (is not a regular file|leads outside the project)/,
+    );
+    expect(deploy.stderr).toContain('rm -r .plugsmith');
+  }
+
+  // .plugsmith linked to a folder outside the project: its state.json is never replaced.
+  const dir = await project();
+  const outside = await mkdtemp(join(tmpdir(), 'plugsmith-state-outside-'));
+  onTestFinished(() => rm(outside, { recursive: true, force: true }));
+  await writeFile(join(outside, 'state.json'), '{"important":true}');
+  await symlink(outside, join(dir, '.plugsmith'));
+  const deploy = await runCli(['deploy', '--org', emu.orgId!], { cwd: dir, env });
+  expect(deploy.code, deploy.stderr).toBe(2);
+  expect(deploy.stderr).toContain(
+    "the project's deploy state .plugsmith/state.json leads outside the project",
+  );
+  expect(await readFile(join(outside, 'state.json'), 'utf8')).toBe('{"important":true}');
+
+  // Linked out with no state there yet: the deploy's state is not written through the link.
+  const fresh = await project();
+  const empty = await mkdtemp(join(tmpdir(), 'plugsmith-state-outside-'));
+  onTestFinished(() => rm(empty, { recursive: true, force: true }));
+  await symlink(empty, join(fresh, '.plugsmith'));
+  const written = await runCli(['deploy', '--org', emu.orgId!], { cwd: fresh, env });
+  expect(written.code, written.stderr).toBe(2);
+  expect(written.stderr).toContain(
+    "the project's deploy state .plugsmith/state.json leads outside the project",
+  );
+  const { readdir } = await import('node:fs/promises');
+  expect(await readdir(empty)).toEqual([]);
+}, 60_000);
