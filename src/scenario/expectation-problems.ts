@@ -81,7 +81,7 @@ export function checkExpectations(
       }
     }
   });
-  problems.push(...contradictions(out, indexes, at));
+  for (const problem of contradictions(out, indexes, at)) problems.push(problem);
   return out;
 }
 
@@ -211,7 +211,8 @@ function checkExpectation(
   stepBody: unknown,
   problems: ScenarioProblem[],
 ): void {
-  problems.push(...schemaProblems(EXPECTATION_KINDS[name], body, at, name));
+  for (const problem of schemaProblems(EXPECTATION_KINDS[name], body, at, name))
+    problems.push(problem);
   if (NEEDS_MESSAGE.includes(name) && kind && kind !== 'message') {
     const event = kind === 'trigger' && isObject(stepBody) ? stepBody.event : undefined;
     if (kind !== 'trigger' || (typeof event === 'string' && event !== 'AGENT_MESSAGE_RECEIVED'))

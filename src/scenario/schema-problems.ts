@@ -153,6 +153,9 @@ function fieldName(pointer: string, top: string): string {
   return name;
 }
 
+/** How many problems one part of a scenario (a step's body, an expectation, a payload) is told: enough to fix first. */
+export const MAX_PROBLEMS_PER_PART = 100;
+
 /**
  * Every mismatch of `value` with `schema`, each once, under `at`, in plain words: what is missing or
  * what the field must be (never "expected union value"), and the fix as a sentence.
@@ -169,6 +172,8 @@ export function schemaProblems(
   const properties = (schema as SchemaWords).properties ?? {};
   const known = Object.keys(properties);
   for (const error of Value.Errors(schema, value)) {
+    // Enough to fix first: a step of 300,000 unknown fields would otherwise give as many problems.
+    if (out.length >= MAX_PROBLEMS_PER_PART) break;
     if (skip(error.path)) continue;
     const path = at + jsonPath(error.path);
     if (seen.has(path)) continue;
@@ -279,12 +284,14 @@ function schemaAt(schema: TSchema, path: string[]): TSchema | null | undefined {
   return node;
 }
 
-/** The leaf paths of a payload (`{message: {content: "x"}}` gives ['message', 'content']). */
-function leafPaths(value: Record<string, unknown>, prefix: string[] = []): string[][] {
-  const out: string[][] = [];
+/** The leaf paths of a payload (`{message: {content: "x"}}` gives ['message', 'content']), added to `out`. */
+function leafPaths(
+  value: Record<string, unknown>,
+  prefix: string[] = [],
+  out: string[][] = [],
+): string[][] {
   for (const [key, inner] of Object.entries(value)) {
-    if (isObject(inner) && Object.keys(inner).length > 0)
-      out.push(...leafPaths(inner, [...prefix, key]));
+    if (isObject(inner) && Object.keys(inner).length > 0) leafPaths(inner, [...prefix, key], out);
     else out.push([...prefix, key]);
   }
   return out;
@@ -296,6 +303,7 @@ export function payloadProblems(event: string, payload: unknown, at: string): Sc
   const schema = EVENT_DATA_SCHEMAS[event as keyof typeof EVENT_DATA_SCHEMAS];
   const out: ScenarioProblem[] = [];
   for (const path of leafPaths(payload)) {
+    if (out.length >= MAX_PROBLEMS_PER_PART) break;
     for (let depth = 1; depth <= path.length; depth++) {
       const found = schemaAt(schema, path.slice(0, depth));
       if (found === null) break;

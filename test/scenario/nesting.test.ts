@@ -50,3 +50,37 @@ test('an 8 MB scenario nested four million deep is refused from its text, at its
   expect(problem.message).toBe(`the scenario is nested more than ${MAX_DEPTH} levels deep here`);
   expect(problem).toMatchObject({ line: 1, column: 36 + MAX_DEPTH - 3 });
 });
+
+test('a file of too many steps is refused by their count before any is checked; a step of 200,000 unknown fields gives a bounded list, not a stack overflow', async () => {
+  const dir = await tempDir('plugsmith-wide-');
+  const many = join(dir, 'many.json');
+  await writeFile(
+    many,
+    JSON.stringify({ name: 'many', steps: Array.from({ length: 20_000 }, () => ({ zz: 1 })) }),
+  );
+  const counted = await loadScenarioFile(many);
+  expect(counted.problems).toEqual([
+    expect.objectContaining({
+      path: 'steps',
+      message: 'the scenario has 20000 steps: at most 10000',
+    }),
+  ]);
+
+  // A spread of every problem into one push() overflowed the stack: the CLI and MCP answered "Maximum call stack size
+  // exceeded" (exit 1) instead of naming the problems.
+  const wide = join(dir, 'wide.json');
+  const fields = Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`k${i}`, 1]));
+  await writeFile(
+    wide,
+    JSON.stringify({
+      name: 'wide',
+      steps: [{ wait: fields }, { trigger: { event: 'AGENT_MESSAGE_RECEIVED', payload: fields } }],
+    }),
+  );
+  const bounded = await loadScenarioFile(wide);
+  expect(bounded.scenario).toBeNull();
+  const of = (step: string) => bounded.problems.filter((p) => p.path.startsWith(step)).length;
+  expect(of('steps[0]')).toBe(100);
+  expect(of('steps[1].trigger.payload')).toBe(100);
+  expect(bounded.problems.map((p) => p.message)).toContain('"k0" is not a field of wait');
+});

@@ -32,11 +32,10 @@ export const triggerStep: StepModule<'trigger'> = {
 function overridesOf(
   payload: Record<string, unknown>,
   prefix: string[] = [],
+  out: Array<{ path: string[]; value: unknown }> = [],
 ): Array<{ path: string[]; value: unknown }> {
-  const out: Array<{ path: string[]; value: unknown }> = [];
   for (const [key, value] of Object.entries(payload)) {
-    if (isObject(value) && Object.keys(value).length)
-      out.push(...overridesOf(value, [...prefix, key]));
+    if (isObject(value) && Object.keys(value).length) overridesOf(value, [...prefix, key], out);
     else out.push({ path: [...prefix, key], value });
   }
   return out;
