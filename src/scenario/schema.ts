@@ -223,6 +223,9 @@ export const WaitStepSchema = Type.Object(
   { additionalProperties: false, description: 'Nothing happens for a while' },
 );
 
+/** How many steps a scenario may have: a long recorded session has a few hundred. */
+export const MAX_STEPS = 10_000;
+
 /** Each step kind: what it does, and the fields of its result that `${id.field}` can name. */
 export const STEP_KINDS = {
   conversation: { schema: ConversationStepSchema, results: ['id', 'characterId', 'agentId'] },
@@ -405,7 +408,7 @@ export const ScenarioSchema = Type.Object(
           'The environment variables "${env.NAME}" may expand; any other is a problem. Each must also be allowed by the person running the file (`scenario run --allow-env NAME` or PLUGSMITH_SCENARIO_ENV), or nothing runs. Their values are sent as the steps say, and never shown: every output has "${env.NAME}" in their place',
       }),
     ),
-    steps: Type.Array(StepSchema, { minItems: 1 }),
+    steps: Type.Array(StepSchema, { minItems: 1, maxItems: MAX_STEPS }),
   },
   {
     additionalProperties: false,

@@ -1,5 +1,6 @@
 import { EVENT_KINDS } from '#contract/enum-values';
 import {
+  MAX_STEPS,
   STEP_KIND_NAMES,
   STEP_KINDS,
   typedStep,
@@ -194,8 +195,6 @@ function notAllowed(
 /** How deep a scenario's objects and lists may nest (a step's payload or inputs sit at about 5). */
 export const MAX_DEPTH = 64;
 
-/** How many steps a scenario may have: a long recorded session has a few hundred. */
-export const MAX_STEPS = 10_000;
 
 function tooManySteps(count: number): ScenarioProblem {
   return {
