@@ -155,19 +155,30 @@ const init: RunCommand<OptionsOf<typeof initOptions>> = async (input) => {
         ? `plugsmith ${result.plugsmithVersion} is not a release the npm registry serves, so it is packed into ${result.vendored} (from ${packageRoot()}): commit that file; \`npm install --global ./${result.vendored}\` installs it on a clone (README.md).`
         : `plugsmith ${result.plugsmithVersion} is not a release the npm registry serves, so the project installs it from ${result.vendored} (packed from ${packageRoot()}); commit that file.`,
     );
-  const next =
+  const trigger = `trigger ${TEMPLATES[answers.type].triggerEvent}`;
+  const next = commandLines(
     answers.lang === 'python'
       ? [
-          '  plugsmith dev                                  # emulator, deploy, python3 -m plugin (restarted on change), verify, install, live deliveries',
-          `  plugsmith trigger ${TEMPLATES[answers.type].triggerEvent}   # in another terminal: a real event, answered by the plugin`,
-          '  plugsmith emulator exec --deploy -- python3 -m unittest   # the end-to-end test, against an in-memory emulator',
+          [
+            'plugsmith dev',
+            'emulator, deploy, python3 -m plugin (restarted on change), verify, install, live deliveries',
+          ],
+          [`plugsmith ${trigger}`, 'in another terminal: a real event, answered by the plugin'],
+          [
+            'plugsmith emulator exec --deploy -- python3 -m unittest',
+            'the end-to-end test, against an in-memory emulator',
+          ],
         ]
       : [
-          '  npm install',
-          '  npx plugsmith dev                              # emulator, deploy, the plugin (restarted on change), verify, install, live deliveries',
-          `  npx plugsmith trigger ${TEMPLATES[answers.type].triggerEvent}   # in another terminal: a real event, answered by the plugin`,
-          '  npm test                                       # the end-to-end test, against an in-memory emulator',
-        ];
+          ['npm install', null],
+          [
+            'npx plugsmith dev',
+            'emulator, deploy, the plugin (restarted on change), verify, install, live deliveries',
+          ],
+          [`npx plugsmith ${trigger}`, 'in another terminal: a real event, answered by the plugin'],
+          ['npm test', 'the end-to-end test, against an in-memory emulator'],
+        ],
+  );
   note(
     io,
     global,
@@ -178,3 +189,13 @@ const init: RunCommand<OptionsOf<typeof initOptions>> = async (input) => {
 };
 
 export default init;
+
+/** Commands to run next, indented, each comment (`# …`) in one column after the longest command that has one. */
+function commandLines(rows: Array<[command: string, comment: string | null]>): string[] {
+  const width = Math.max(
+    ...rows.filter(([, comment]) => comment).map(([command]) => command.length),
+  );
+  return rows.map(([command, comment]) =>
+    comment ? `  ${command.padEnd(width)}   # ${comment}` : `  ${command}`,
+  );
+}
