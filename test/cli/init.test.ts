@@ -299,6 +299,18 @@ describe('plugsmith init refusals', () => {
     expect((await loadManifest(join(dir, 'plugsmith.json'), {})).plugin.type).toBe('APP');
   });
 
+  it('says what to run next, each comment in one column, in both languages', async () => {
+    for (const lang of ['typescript', 'python']) {
+      const result = await runCli(['init', join(root, `next-${lang}`), '--yes', '--lang', lang]);
+      expect(result.code, result.stderr).toBe(0);
+      const next = (result.stdout + result.stderr).split('Next:\n')[1].split('\nMore in')[0];
+      const commented = next.split('\n').filter((line) => line.includes(' # '));
+      expect(commented.length, next).toBe(3);
+      expect(new Set(commented.map((line) => line.indexOf(' # '))).size, next).toBe(1);
+      expect(next).toContain(lang === 'python' ? '  plugsmith dev ' : '  npx plugsmith dev ');
+    }
+  });
+
   it('counts a folder holding only .git as empty', async () => {
     const dir = join(root, 'fresh-repo');
     await mkdir(join(dir, '.git'), { recursive: true });
