@@ -56,6 +56,8 @@ export interface Settings extends Omit<Partial<Profile>, 'local'> {
   local: boolean;
   /** Why there is no base URL when the settings would follow a local emulator and none runs. */
   noEmulator?: string;
+  /** The state file of the running emulator whose URL and credentials these settings took. */
+  emulatorStateFile?: string;
 }
 
 /** Flags override environment variables, which override the profile. */
@@ -115,7 +117,7 @@ export async function resolveSettings(flags: {
 function withEmulatorState(
   settings: Settings,
   flags: { messagingUrl?: string; token?: string; apiKey?: string; org?: string },
-  state: EmulatorState,
+  state: EmulatorState & { path?: string },
   profile: Profile | undefined,
 ): Settings {
   return {
@@ -126,6 +128,7 @@ function withEmulatorState(
     apiKey: flags.apiKey ?? env.apiKey() ?? state.apiKey ?? profile?.apiKey,
     orgId: flags.org ?? env.orgId() ?? profile?.orgId ?? state.orgId ?? undefined,
     local: true,
+    emulatorStateFile: state.path,
   };
 }
 

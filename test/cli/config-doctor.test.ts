@@ -195,6 +195,13 @@ describe.concurrent('profiles, precedence and doctor', { timeout: 120_000 }, () 
       /^✔ config\s+no config file at .*: none is needed for the local emulator/m,
     );
     expect(doctor.stdout).not.toMatch(/run `plugsmith login`/);
+    // Where the settings came from: the emulator's state file, not flags or variables (none was set).
+    expect(doctor.stdout).toMatch(
+      new RegExp(
+        `^✔ profile\\s+the running emulator at ${t.emu.url.replaceAll('.', '\\.')} \\(its state file .*memory-1\\.json\\); org ${ORG}`,
+        'm',
+      ),
+    );
   });
 
   test('doctor fails with the first problem’s code: refused token 3, dead URL 7, config open to others 3, emulator gone 7', async (context) => {

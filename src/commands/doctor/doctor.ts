@@ -80,9 +80,12 @@ function checkProfile(settings: Settings): Check {
         : 'no management URL: run `plugsmith login --base-url URL` or set PLUGSMITH_BASE_URL (for the local emulator, `plugsmith login --local`)',
       EXIT.AUTH,
     );
+  const emulator = settings.emulatorStateFile
+    ? `the running emulator at ${settings.baseUrl} (its state file ${settings.emulatorStateFile})`
+    : null;
   const from = settings.profileName
-    ? `profile "${settings.profileName}"`
-    : 'environment variables and flags';
+    ? `profile "${settings.profileName}"${emulator ? `, following ${emulator}` : ''}`
+    : (emulator ?? 'environment variables and flags');
   return ok('profile', `${from}; org ${settings.orgId ?? '(none: pass --org to org commands)'}`);
 }
 
