@@ -61,6 +61,14 @@ export async function resolveExistingInside(
   const label = options.label ?? 'the path';
   const realRoot = await realpath(root);
   const target = resolve(options.base ?? root, path);
+  // Outside as written (absolute, or up through ..): refused before the file system is asked, so that the answer tells
+  // nothing of what exists out there.
+  if (!isInside(resolve(root), target) && !isInside(realRoot, target)) {
+    throw new ProjectPathError(
+      `${label} ${JSON.stringify(path)} leads outside the project`,
+      `name a file inside ${realRoot}`,
+    );
+  }
   let real: string;
   try {
     real = await realpath(target);

@@ -366,9 +366,13 @@ describe('plugsmith mcp tools', () => {
       ['answered', true],
       ['refused', false],
     ]);
-    const outside = await call(client, 'run_scenarios', { paths: ['../elsewhere'] });
-    expect(outside.isError).toBe(true);
-    expect(seen(outside)).toContain('does not exist');
+    // Outside as written: refused before the file system is asked, the same whether it exists or not.
+    for (const path of ['../elsewhere', '/etc/passwd', '/etc/nonexistent-plugsmith']) {
+      const outside = await call(client, 'run_scenarios', { paths: [path] });
+      expect(outside.isError).toBe(true);
+      expect(seen(outside)).toContain(`${path}\\" leads outside the project:`);
+      expect(seen(outside)).not.toContain('does not exist');
+    }
 
     // A file of 60 problems: each with its line and column, 50 told, then how many more (as the CLI tells them).
     const steps = Array.from({ length: 60 }, () => ({ wait: 'soon' }));
