@@ -134,9 +134,11 @@ export class PluginProcess {
     this.stopping = true;
     clearTimeout(this.restartTimer);
     const child = this.child;
-    if (child && child.exitCode === null && child.signalCode === null) await this.terminate(child);
-    // A restart's stop under way: its group ends first.
-    await this.ending;
+    // A restart's stop under way ends the same group (a second SIGTERM would run the plugin's handler twice); the
+    // restart then starts nothing, since this stops.
+    if (this.ending) await this.ending;
+    else if (child && child.exitCode === null && child.signalCode === null)
+      await this.terminate(child);
     // The last lines (an exception at exit) reach the emulator before dev stops it.
     if (this.ownsOutput) await this.output.close();
     else await this.output.flush();

@@ -17,7 +17,7 @@ async function slowToClose(): Promise<{ dir: string; command: string }> {
     join(dir, 'plugin.js'),
     `const group = require('node:fs').readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')[2];
 console.log('ready ' + process.pid + ' group ' + group);
-process.on('SIGTERM', () => setTimeout(() => { console.log('closed cleanly ' + process.pid); process.exit(0); }, 300));
+process.on('SIGTERM', () => { console.log('sigterm ' + process.pid); setTimeout(() => { console.log('closed cleanly ' + process.pid); process.exit(0); }, 300); });
 setInterval(() => {}, 1000);
 `,
   );
@@ -71,9 +71,32 @@ test.runIf(process.platform !== 'win32')(
     const second = /^ready (\d+) /.exec(lines.filter((line) => line.startsWith('ready '))[1])![1];
     expect(lines.map((line) => line.replace(/ group \d+$/, ''))).toEqual([
       `ready ${first}`,
+      `sigterm ${first}`,
       `closed cleanly ${first}`,
       `ready ${second}`,
+      `sigterm ${second}`,
       `closed cleanly ${second}`,
     ]);
+  },
+);
+
+test.runIf(process.platform !== 'win32')(
+  'stop() during a restart waits for the same group to end, signals it once, and starts nothing',
+  async () => {
+    const { dir, command } = await slowToClose();
+    const lines: string[] = [];
+    const plugin = pluginProcess(dir, command, lines);
+    plugin.start();
+    const first = await until('the plugin to start', () =>
+      lines.map((line) => /^ready (\d+) /.exec(line)?.[1]).find(Boolean),
+    );
+    plugin.restart();
+    await plugin.stop();
+    expect(lines.map((line) => line.replace(/ group \d+$/, ''))).toEqual([
+      `ready ${first}`,
+      `sigterm ${first}`,
+      `closed cleanly ${first}`,
+    ]);
+    expect(plugin.running).toBe(false);
   },
 );
