@@ -81,7 +81,7 @@ test.runIf(process.platform !== 'win32')(
 );
 
 test.runIf(process.platform !== 'win32')(
-  'stop() during a restart waits for the same group to end, signals it once, and starts nothing',
+  "stop() during a restart waits for that restart's stop of the plugin to end, and starts nothing",
   async () => {
     const { dir, command } = await slowToClose();
     const lines: string[] = [];
