@@ -195,7 +195,6 @@ function notAllowed(
 /** How deep a scenario's objects and lists may nest (a step's payload or inputs sit at about 5). */
 export const MAX_DEPTH = 64;
 
-
 function tooManySteps(count: number): ScenarioProblem {
   return {
     path: 'steps',

@@ -188,7 +188,11 @@ describe('after 150+ deliveries, scenario runs among them, record has the newest
 
   test('MCP record_scenario pages the same way, and takes a relative since', async () => {
     const project = await tempDir('plugsmith-mcp-record-');
-    const all = await mcpCall(s.emu, { pluginId: s.pluginId, output: 'scenarios/all.json' }, project);
+    const all = await mcpCall(
+      s.emu,
+      { pluginId: s.pluginId, output: 'scenarios/all.json' },
+      project,
+    );
     expect(all.isError, JSON.stringify(all)).toBeFalsy();
     const content = all.structuredContent as {
       notes: string[];
