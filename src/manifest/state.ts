@@ -1,8 +1,9 @@
-import { lstat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { EXIT, UserError } from '../errors.js';
 import { writePrivateFile } from '../shared/private-file.js';
 import {
+  isInside,
   ProjectPathError,
   readProjectFile,
   resolveWritableInside,
@@ -66,7 +67,7 @@ const MAX_STATE_BYTES = 4 * 1024 * 1024;
 /** A state file refused as a path of the project (it leads out of it, is no regular file, is too large). */
 function refusedState(error: ProjectPathError): UserError {
   return new UserError(
-    `the project's deploy state ${STATE_FILE} ${error.message.replace(/^the deploy state "[^"]*" /, '')}. It is the project's own record of its deploys, which a cloned project must not bring: delete it (\`rm -r .plugsmith\` in the project) and deploy again`,
+    `the project's deploy state ${STATE_FILE} ${error.message.replace(/^the deploy state "[^"]*" /, '')}. It is the project's own record of its deploys, which a cloned project must not bring: delete it (\`rm .plugsmith/state.json\`, or the link \`.plugsmith\` if it is one; \`.plugsmith/emulator\` is dev's store, keep it) and deploy again`,
     EXIT.USAGE,
   );
 }
@@ -76,8 +77,19 @@ function refusedState(error: ProjectPathError): UserError {
  * read as a path of the project: a link leading out of it, a FIFO or device, or a file past 4 MiB is refused, naming it.
  */
 export async function readProjectState(manifestPath: string): Promise<ProjectState> {
-  // None yet (a new project, or one that never deployed).
-  if (!(await lstat(statePath(manifestPath)).catch(() => null))) return { version: 2, targets: {} };
+  const project = dirname(manifestPath);
+  // A .plugsmith that leads out of the project is refused before anything is deployed: its state would be written
+  // there, after the deploy changed the platform.
+  const folder = await realpath(join(project, '.plugsmith')).catch(() => null);
+  if (folder && !isInside(await realpath(project), folder))
+    throw refusedState(
+      new ProjectPathError(
+        `the deploy state "${STATE_FILE}" leads outside the project (its folder is ${folder})`,
+        '',
+      ),
+    );
+  // None yet (a new project, or one that never deployed); a link to nothing is none too.
+  if (!(await stat(statePath(manifestPath)).catch(() => null))) return { version: 2, targets: {} };
   let text: string;
   try {
     text = (

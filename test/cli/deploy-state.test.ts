@@ -278,7 +278,8 @@ test("a cloned project's .plugsmith is read and written as a path of the project
     expect(deploy.stderr).toMatch(
       /the project's deploy state \.plugsmith\/state\.json (is not a regular file|leads outside the project)/,
     );
-    expect(deploy.stderr).toContain('rm -r .plugsmith');
+    expect(deploy.stderr).toContain('rm .plugsmith/state.json');
+    expect(deploy.stderr).toContain("`.plugsmith/emulator` is dev's store, keep it");
   }
 
   // .plugsmith linked to a folder outside the project: its state.json is never replaced.
@@ -299,6 +300,7 @@ test("a cloned project's .plugsmith is read and written as a path of the project
   const empty = await mkdtemp(join(tmpdir(), 'plugsmith-state-outside-'));
   onTestFinished(() => rm(empty, { recursive: true, force: true }));
   await symlink(empty, join(fresh, '.plugsmith'));
+  const before = (await pluginsOf(emu.url, emu.token!)).length;
   const written = await runCli(['deploy', '--org', emu.orgId!], { cwd: fresh, env });
   expect(written.code, written.stderr).toBe(2);
   expect(written.stderr).toContain(
@@ -306,4 +308,13 @@ test("a cloned project's .plugsmith is read and written as a path of the project
   );
   const { readdir } = await import('node:fs/promises');
   expect(await readdir(empty)).toEqual([]);
+  // Refused before the deploy: no plugin was made that no state records.
+  expect((await pluginsOf(emu.url, emu.token!)).length).toBe(before);
+
+  // A state.json linked to nothing is no state: the deploy goes ahead.
+  const dangling = await project();
+  await mkdir(join(dangling, '.plugsmith'));
+  await symlink(join(dangling, 'gone.json'), join(dangling, '.plugsmith', 'state.json'));
+  const deployed = await runCli(['deploy', '--org', emu.orgId!], { cwd: dangling, env });
+  expect(deployed.code, deployed.stderr).toBe(0);
 }, 60_000);
