@@ -419,6 +419,19 @@ describe('plugsmith mcp tools', () => {
         /outside the project's scenarios\/ folder|leads outside the project/,
       );
     }
+    // scenarios/ itself a link to the project: its real path is not the project's scenarios/.
+    const linkedProject = await tempDir('plugsmith-mcp-linked-scenarios-');
+    await writeFile(join(linkedProject, 'package.json'), '{"name":"kept"}');
+    await symlink('.', join(linkedProject, 'scenarios'));
+    const viaLink = await mcpClient(async () => ({ ...(await base()), project: linkedProject }));
+    const through = await call(viaLink, 'record_scenario', {
+      output: 'scenarios/package.json',
+      overwrite: true,
+      pluginId,
+    });
+    expect(through.isError, seen(through)).toBe(true);
+    expect(seen(through)).toContain("outside the project's scenarios/ folder");
+    expect(await readFile(join(linkedProject, 'package.json'), 'utf8')).toBe('{"name":"kept"}');
     expect(await readFile(join(project, 'package.json'), 'utf8')).toBe('{"name":"kept"}');
     expect(existsSync(join(project, '.vscode'))).toBe(false);
 
