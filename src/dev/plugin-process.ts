@@ -42,9 +42,7 @@ export class PluginProcess {
   private failures = 0;
   private restartTimer: NodeJS.Timeout | undefined;
   private stopping = false;
-  /** The running child is being stopped to be started again at once. */
-  private restarting = false;
-  /** A process group being stopped (stop() or restart()): settled once every process of it has ended. */
+  /** A process group being stopped: settled once every process of it has ended. */
   private ending: Promise<void> | null = null;
   /** The children being stopped on purpose: their exit is terminate()'s to handle, not a crash. */
   private readonly terminated = new WeakSet<ChildProcess>();
@@ -112,30 +110,12 @@ export class PluginProcess {
     this.options.onStart(child.pid);
   }
 
-  /** Stops the running plugin and starts it again at once (a file changed); starts it now if it waits for a restart. */
-  restart(): void {
-    if (this.stopping || this.restarting) return;
-    if (this.child) {
-      this.restarting = true;
-      // Started again once the whole group has ended: a plugin still closing holds its port.
-      void this.terminate(this.child).then(() => {
-        this.restarting = false;
-        this.failures = 0;
-        this.start();
-      });
-      return;
-    }
-    this.failures = 0;
-    this.start();
-  }
-
   /** Stops the plugin and whatever its process group left behind. */
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.restartTimer);
     const child = this.child;
-    // A restart's stop under way ends the same group (a second SIGTERM would run the plugin's handler twice); the
-    // restart then starts nothing, since this stops.
+    // A stop under way (stop() called twice) ends the same group: it is not signalled again.
     if (this.ending) await this.ending;
     else if (child && child.exitCode === null && child.signalCode === null)
       await this.terminate(child);
@@ -161,20 +141,26 @@ export class PluginProcess {
   }
 
   /**
-   * Ends `child`'s group. Its processes share the child's stdout and stderr pipes, which close when the last of them has
-   * exited: the child's 'close' event, unlike the exit of the leader or a look at the group, which counts a process that
-   * exited but is not reaped yet (its new parent reaps it when it will). What still runs then has let go of its output
-   * (a daemon it started) and gets SIGKILL, as after a crash.
+   * Ends `child`'s group: SIGTERM, then up to the grace period for every process of it to end, then SIGKILL to what is
+   * left. Ended means the child's stdio pipes closed (its 'close' event: every process writing to dev has exited) and
+   * then no process of the group is left (one that writes to a file of its own closes no pipe). A process that exited
+   * but is not reaped yet counts until its new parent reaps it, within the grace.
    */
   private async endGroup(child: ChildProcess): Promise<void> {
     // A command that could not be started has no process to end.
     if (child.pid === undefined) return;
-    // Its leader runs (stop() and restart() end a running child only): 'close' is still to come.
+    // Its leader runs (stop() ends a running child only): 'close' is still to come.
     const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    const looking = new AbortController();
+    const ended = groupEnded(child.pid, closed, looking.signal);
     this.signal(child, 'SIGTERM');
-    const inTime = await within(closed, STOP_GRACE_MS);
-    this.signal(child, 'SIGKILL');
-    if (!inTime) await within(closed, KILLED_WITHIN_MS);
+    try {
+      if (await within(ended, STOP_GRACE_MS)) return;
+      this.signal(child, 'SIGKILL');
+      await within(ended, KILLED_WITHIN_MS);
+    } finally {
+      looking.abort();
+    }
   }
 
   private signal(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -184,6 +170,31 @@ export class PluginProcess {
     } catch {
       // already gone
     }
+  }
+}
+
+/** How often a stopping group is looked at once its pipes closed. */
+const GROUP_POLL_MS = 25;
+
+/** Resolves when `closed` has and no process of the group `groupId` is left (on Windows: when `closed` has). */
+async function groupEnded(
+  groupId: number,
+  closed: Promise<void>,
+  signal: AbortSignal,
+): Promise<void> {
+  await closed;
+  if (process.platform === 'win32') return;
+  while (!signal.aborted && groupLives(groupId))
+    await sleep(GROUP_POLL_MS, undefined, { signal }).catch(() => undefined);
+}
+
+/** Whether a process of the group `groupId` is left (signal 0 to the group: ESRCH when none is). */
+function groupLives(groupId: number): boolean {
+  try {
+    process.kill(-groupId, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
 
