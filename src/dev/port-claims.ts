@@ -35,6 +35,29 @@ interface ClaimFile extends PortHolder {
   /** Tells two claims of one process apart (two sessions, or a claim released and made again). */
   claim: string;
   claimedAt: string;
+  /** Where Linux's /proc tells: the boot the claim was made in, and its process's start (clock ticks since that boot). */
+  boot?: string;
+  startTicks?: number;
+}
+
+/** This boot's id (Linux: /proc/sys/kernel/random/boot_id), or null where the system does not tell. */
+async function bootId(): Promise<string | null> {
+  return readFile('/proc/sys/kernel/random/boot_id', 'utf8')
+    .then((id) => id.trim() || null)
+    .catch(() => null);
+}
+
+/** When the process `pid` started, in clock ticks since boot (Linux's /proc/<pid>/stat), or null. */
+async function startTicksOf(pid: number): Promise<number | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces or parentheses: fields count after its last ')'.
+    // Field 22, starttime, is the 20th after the command name.
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    return Number.isFinite(ticks) ? ticks : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Clock ticks per second of Linux's /proc/<pid>/stat (USER_HZ: 100 on every architecture Node runs on). */
@@ -51,30 +74,32 @@ const CLOCK_SLACK_MS = 2_000;
  * /proc/<pid>/stat); null where there is no /proc or it cannot be read.
  */
 async function processStartedAt(pid: number): Promise<number | null> {
-  try {
-    const [stat, system] = await Promise.all([
-      readFile(`/proc/${pid}/stat`, 'utf8'),
-      readFile('/proc/stat', 'utf8'),
-    ]);
-    // The command name (field 2) is in parentheses and may hold spaces or parentheses: fields count after its last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Field 22, starttime, is the 20th after the command name.
-    const ticks = Number(fields[19]);
-    const bootSeconds = Number(/^btime (\d+)$/m.exec(system)?.[1]);
-    if (!Number.isFinite(ticks) || !Number.isFinite(bootSeconds)) return null;
-    return bootSeconds * 1000 + (ticks / USER_HZ) * 1000;
-  } catch {
-    return null;
-  }
+  const [ticks, system] = await Promise.all([
+    startTicksOf(pid),
+    readFile('/proc/stat', 'utf8').catch(() => ''),
+  ]);
+  const bootSeconds = Number(/^btime (\d+)$/m.exec(system)?.[1]);
+  if (ticks === null || !Number.isFinite(bootSeconds)) return null;
+  return bootSeconds * 1000 + (ticks / USER_HZ) * 1000;
 }
 
 /**
- * Whether a claim's dev is gone: its pid names no process, or one that started after the claim was made (the pid was
- * reused: a restarted container's dev may even get the pid of the one before). This process's start is known everywhere;
- * another's where Linux's /proc tells.
+ * Whether a claim's dev is gone: its pid names no process, or another process than the one that claimed. A claim made
+ * where /proc tells names its process exactly (the boot, and the process's start in clock ticks since it): another boot,
+ * or another start of that pid, is another process (a reboot, a restarted container's pid reused), whatever the clock
+ * did meanwhile. A claim without them (another system, an older plugsmith) is judged by the wall clock: this process's
+ * start (performance.timeOrigin), or another's from /proc/stat's boot time, later than the claim.
  */
 async function isStale(claim: ClaimFile): Promise<boolean> {
   if (!alive(claim.pid)) return true;
+  if (typeof claim.boot === 'string' && typeof claim.startTicks === 'number') {
+    const boot = await bootId();
+    if (boot !== null) {
+      if (boot !== claim.boot) return true;
+      const ticks = await startTicksOf(claim.pid);
+      return ticks !== null && ticks !== claim.startTicks;
+    }
+  }
   const claimedAt = Date.parse(claim.claimedAt);
   if (Number.isNaN(claimedAt)) return false;
   const startedAt =
@@ -122,11 +147,13 @@ async function claimName(
   const dir = join(configDir(), folder);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, `${name}.json`);
+  const [boot, startTicks] = await Promise.all([bootId(), startTicksOf(process.pid)]);
   const mine: ClaimFile = {
     pid: process.pid,
     project,
     claim: randomBytes(8).toString('hex'),
     claimedAt: new Date().toISOString(),
+    ...(boot !== null && startTicks !== null ? { boot, startTicks } : {}),
   };
   const draft = `${path}.${process.pid}.${mine.claim}`;
   await writeFile(draft, JSON.stringify(mine) + '\n', { mode: 0o600 });

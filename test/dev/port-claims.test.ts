@@ -27,7 +27,14 @@ async function inConfigDir(body: (dir: string) => Promise<void>): Promise<void> 
 async function writeClaim(
   dir: string,
   at: `${'plugin-ports' | 'dev-sessions'}/${string}`,
-  holder: { pid: number; project: string; claim: string; claimedAt?: string },
+  holder: {
+    pid: number;
+    project: string;
+    claim: string;
+    claimedAt?: string;
+    boot?: string;
+    startTicks?: number;
+  },
 ): Promise<string> {
   const path = join(dir, `${at}.json`);
   await mkdir(join(path, '..'), { recursive: true });
@@ -160,3 +167,46 @@ test("a project's claim left by a dev that died is removed by the next claim mad
     expect(await readdir(join(dir, 'dev-sessions'))).toEqual([living]);
   });
 });
+
+test.runIf(process.platform === 'linux')(
+  'on Linux a claim names its process exactly (boot and start ticks), whatever the clock did: the same process holds it, another start or another boot does not',
+  async () => {
+    await inConfigDir(async (dir) => {
+      const boot = (await readFile('/proc/sys/kernel/random/boot_id', 'utf8')).trim();
+      const stat = await readFile(`/proc/${process.ppid}/stat`, 'utf8');
+      const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+      // Claimed "in 2001" by the wall clock (a clock stepped since), by this very living process: held.
+      await writeClaim(dir, 'plugin-ports/40130', {
+        pid: process.ppid,
+        project: '/alive',
+        claim: 'a',
+        claimedAt: '2001-01-01T00:00:00.000Z',
+        boot,
+        startTicks,
+      });
+      expect(await claimPort(40130, '/projects/a')).toMatchObject({
+        heldBy: { pid: process.ppid, project: '/alive' },
+      });
+      // The same pid started at another time (reused), or in another boot: stale, taken over.
+      for (const [port, other] of [
+        [40131, { boot, startTicks: startTicks + 1 }],
+        [40132, { boot: '00000000-0000-0000-0000-000000000000', startTicks }],
+      ] as const) {
+        await writeClaim(dir, `plugin-ports/${port}`, {
+          pid: process.ppid,
+          project: '/reused',
+          claim: 'b',
+          ...other,
+        });
+        const taken = await claimPort(port, '/projects/a');
+        expect('heldBy' in taken, JSON.stringify(taken)).toBe(false);
+        await (taken as PortClaim).release();
+      }
+      // What this process writes names it the same way.
+      const mine = await claimPort(40133, '/projects/mine');
+      const written = JSON.parse(await readFile(join(dir, 'plugin-ports', '40133.json'), 'utf8'));
+      expect(written).toMatchObject({ pid: process.pid, boot, startTicks: expect.any(Number) });
+      await (mine as PortClaim).release();
+    });
+  },
+);
