@@ -70,7 +70,6 @@ export const MAX_STREAMS_PER_API_KEY = 64;
 const HISTORY_TURNS = 50;
 const DEFAULT_PLUGIN_REPLY_TIMEOUT_MS = 60_000;
 
-/** The messaging service: conversations, user messages, and character replies streamed packet by packet (by an engine or a plugin). */
 /** How a streaming message ends whose first packet the store refused (the plugin that wrote it was told). */
 const FIRST_PACKET_NOT_STORED = {
   code: 'NOT_STORED',
@@ -78,6 +77,7 @@ const FIRST_PACKET_NOT_STORED = {
     "the emulator could not store this reply's first packet, and told the plugin so (the emulator's log says why)",
 } as const;
 
+/** The messaging service: conversations, user messages, and character replies streamed packet by packet (by an engine or a plugin). */
 export class Messaging implements LiveReplyHost {
   readonly streams: ConversationStreams;
   private readonly maxStreamsPerApiKey: number;

@@ -61,13 +61,16 @@ export async function resolveExistingInside(
   const label = options.label ?? 'the path';
   const realRoot = await realpath(root);
   const target = resolve(options.base ?? root, path);
-  // Outside as written (absolute, or up through ..): refused before the file system is asked, so that the answer tells
-  // nothing of what exists out there.
+  // Outside as written (absolute, or up through ..): one answer whether it exists or not, and no word of where it leads,
+  // so that the answer tells nothing of what is out there. (Another name of the project's folder, /tmp for /private/tmp,
+  // is inside all the same.)
   if (!isInside(resolve(root), target) && !isInside(realRoot, target)) {
-    throw new ProjectPathError(
-      `${label} ${JSON.stringify(path)} leads outside the project`,
-      `name a file inside ${realRoot}`,
-    );
+    const real = await realpath(target).catch(() => null);
+    if (real === null || !isInside(realRoot, real))
+      throw new ProjectPathError(
+        `${label} ${JSON.stringify(path)} leads outside the project`,
+        `name a file inside ${realRoot}`,
+      );
   }
   let real: string;
   try {
