@@ -64,10 +64,18 @@ const STATE_FILE = '.plugsmith/state.json';
 /** The most a state file may hold: a project deploys to a few targets (its entries are a few hundred bytes each). */
 const MAX_STATE_BYTES = 4 * 1024 * 1024;
 
-/** A state file refused as a path of the project (it leads out of it, is no regular file, is too large). */
-function refusedState(error: ProjectPathError): UserError {
+/** How a refusal names the state file (ProjectPathError's messages start with their label, then the path quoted). */
+const STATE_LABEL = "the project's deploy state";
+
+/** A ProjectPathError's message about the state file, its path unquoted as the rest of the CLI's words have it. */
+function stateProblem(error: ProjectPathError): string {
+  return error.message.replace(JSON.stringify(STATE_FILE), STATE_FILE);
+}
+
+/** A state file refused as a path of the project (it leads out of it, is no regular file, is too large): `why`, and the way out. */
+function refusedState(why: string): UserError {
   return new UserError(
-    `the project's deploy state ${STATE_FILE} ${error.message.replace(/^the deploy state "[^"]*" /, '')}. It is the project's own record of its deploys, which a cloned project must not bring: delete it (\`rm .plugsmith/state.json\`, or the link \`.plugsmith\` if it is one; \`.plugsmith/emulator\` is dev's store, keep it) and deploy again`,
+    `${why}. It is the project's own record of its deploys, which a cloned project must not bring: delete it (\`rm .plugsmith/state.json\`, or the link \`.plugsmith\` if it is one; \`.plugsmith/emulator\` is dev's store, keep it) and deploy again`,
     EXIT.USAGE,
   );
 }
@@ -83,10 +91,7 @@ export async function readProjectState(manifestPath: string): Promise<ProjectSta
   const folder = await realpath(join(project, '.plugsmith')).catch(() => null);
   if (folder && !isInside(await realpath(project), folder))
     throw refusedState(
-      new ProjectPathError(
-        `the deploy state "${STATE_FILE}" leads outside the project (its folder is ${folder})`,
-        '',
-      ),
+      `${STATE_LABEL} ${STATE_FILE} leads outside the project (its folder is ${folder})`,
     );
   // None yet (a new project, or one that never deployed); a link to nothing is none too.
   if (!(await stat(statePath(manifestPath)).catch(() => null))) return { version: 2, targets: {} };
@@ -94,12 +99,12 @@ export async function readProjectState(manifestPath: string): Promise<ProjectSta
   try {
     text = (
       await readProjectFile(dirname(manifestPath), STATE_FILE, {
-        label: 'the deploy state',
+        label: STATE_LABEL,
         maxBytes: MAX_STATE_BYTES,
       })
     ).toString('utf8');
   } catch (error) {
-    if (error instanceof ProjectPathError) throw refusedState(error);
+    if (error instanceof ProjectPathError) throw refusedState(stateProblem(error));
     return { version: 2, targets: {} };
   }
   try {
@@ -119,9 +124,9 @@ export async function readProjectState(manifestPath: string): Promise<ProjectSta
  */
 export async function writeProjectState(manifestPath: string, state: ProjectState): Promise<void> {
   const path = await resolveWritableInside(dirname(manifestPath), STATE_FILE, {
-    label: 'the deploy state',
+    label: STATE_LABEL,
   }).catch((error: unknown) => {
-    throw error instanceof ProjectPathError ? refusedState(error) : error;
+    throw error instanceof ProjectPathError ? refusedState(stateProblem(error)) : error;
   });
   await writePrivateFile(path, JSON.stringify({ ...state, version: 2 }, null, 2) + '\n');
 }

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
-import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, extname, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../../errors.js';
+import { isInside } from '../../shared/project-file.js';
 import { pluginIdOf } from '../connection.js';
 import { projectOf, writableInProject, writeInProject } from '../project.js';
 import { MAX_ANSWER_CHARS, result } from '../shape.js';
@@ -14,10 +15,9 @@ import { anyObject, defineTool } from '../tool.js';
  * manifest, package.json, an editor's or an agent's configuration, or anything else of the project. */
 const SCENARIOS_FOLDER = 'scenarios';
 
-/** Whether `path` lies below `folder`. */
+/** Whether `path` lies below `folder` (not the folder itself). */
 function isBelow(folder: string, path: string): boolean {
-  const within = relative(folder, path);
-  return within !== '' && within !== '..' && !within.startsWith(`..${sep}`) && !isAbsolute(within);
+  return path !== folder && isInside(folder, path);
 }
 
 /**
