@@ -4,19 +4,34 @@ import { normalizeBaseUrl } from '../config/url.js';
 import { readProjectState, targetKey } from '../manifest/state.js';
 import { identifyTarget } from '../manifest/target.js';
 import { UserError, EXIT } from '../errors.js';
+import { deployedFromHere } from '../manifest/deploys-here.js';
 
-/** The plugin a command acts on: `--plugin`, else the one this project deployed to the same target (by store id, else base URL). */
+/**
+ * The plugin a command acts on: `--plugin`, else the one this project deployed to the same target (by store id, else base
+ * URL). On the remote platform, only a plugin this machine deployed from this folder: the state file may have come with a
+ * cloned project, naming another plugin of yours.
+ */
 export async function pluginOfProject(
   flag: string | undefined,
   manifest: string,
   settings: Pick<Settings, 'profileName' | 'baseUrl'> & { local?: boolean },
 ): Promise<string> {
   if (flag) return flag;
-  const state = await readProjectState(resolve(manifest));
+  const manifestPath = resolve(manifest);
+  const state = await readProjectState(manifestPath);
   if (settings.baseUrl) {
     const identity = await identifyTarget(settings.baseUrl, { local: settings.local });
-    const exact = state.targets[targetKey(identity)];
-    if (exact) return exact.pluginId;
+    const key = targetKey(identity);
+    const confirmed = async (pluginId: string): Promise<string> => {
+      if (identity.storeId || (await deployedFromHere(manifestPath, key, pluginId)))
+        return pluginId;
+      throw new UserError(
+        `.plugsmith/state.json names plugin ${pluginId} on ${settings.baseUrl}, which no deploy from this folder on this machine recorded (the file may have come with a cloned project): pass --plugin ${pluginId} if it is yours, or run \`plugsmith deploy\` here (it asks first)`,
+        EXIT.USAGE,
+      );
+    };
+    const exact = state.targets[key];
+    if (exact) return confirmed(exact.pluginId);
     const url = normalizeBaseUrl(settings.baseUrl);
     const sameUrl = Object.values(state.targets)
       .filter(
@@ -26,7 +41,7 @@ export async function pluginOfProject(
           (!identity.storeId || !t.storeId || t.storeId === identity.storeId),
       )
       .sort((a, b) => String(b.deployedAt).localeCompare(String(a.deployedAt)));
-    if (sameUrl[0]) return sameUrl[0].pluginId;
+    if (sameUrl[0]) return confirmed(sameUrl[0].pluginId);
   }
   throw new UserError(
     'which plugin? pass --plugin PLUGIN_ID, or run this in a project deployed here (`plugsmith deploy` or `plugsmith dev`)',

@@ -10,6 +10,8 @@ import {
   type TargetIdentity,
 } from './state.js';
 import type { Manifest } from './types.js';
+import { deployedFromHere, recordDeployFromHere } from './deploys-here.js';
+import { EXIT, UserError } from '../errors.js';
 
 /** How to deploy, and what to hear about on the way. */
 interface DeployRequest {
@@ -26,6 +28,21 @@ interface DeployRequest {
   /** Called with the plan and notes before anything is written; throwing (drift under --strict) changes nothing. */
   review?: (plan: Plan, notes: string[]) => void;
   onStep?: (step: PlanStep) => void;
+  /**
+   * Asked, after the plan is shown, when the state file names a plugin on the remote platform that this machine never
+   * deployed from this folder (the file may have come with a cloned project): true updates it and records it as this
+   * machine's. Without it such an entry is refused, changing nothing.
+   */
+  confirmUnknownState?: (entry: UnknownStateEntry) => Promise<boolean>;
+}
+
+/** A plugin the state file names that no deploy from this machine and folder confirms. */
+export interface UnknownStateEntry {
+  pluginId: string;
+  /** The plugin's name on the platform. */
+  name: string;
+  /** The platform's base URL. */
+  where: string;
 }
 
 /** What a deploy did. */
@@ -71,10 +88,27 @@ export async function deployManifest(
       `this project also deployed ${found.duplicates.join(', ')} to ${where} (duplicates made by an older plugsmith); delete them with \`plugsmith plugins delete ID\``,
     );
   }
+  // Only the remote platform's entries are checked: an emulator's are keyed by its store's random id, on this machine.
+  const unknown: UnknownStateEntry | undefined =
+    known && !identity.storeId && !(await deployedFromHere(manifestPath, found.key, known.pluginId))
+      ? { pluginId: known.pluginId, name: String(remote.plugin?.name ?? ''), where }
+      : undefined;
+  if (unknown && request.dryRun)
+    notes.push(
+      unknownStateNote(unknown, 'a deploy asks before updating it (`--adopt-state` confirms)'),
+    );
   const plan = planDeploy(manifest, remote, known?.applied ?? null, {
     allowDeletes: request.allowDeletes,
   });
   request.review?.(plan, notes);
+  if (unknown && !request.dryRun && !(await request.confirmUnknownState?.(unknown)))
+    throw new UserError(
+      unknownStateNote(
+        unknown,
+        `nothing was changed. If it is this project's plugin (deployed from another folder or machine, or by a plugsmith older than this record), run again with --adopt-state; to deploy a new plugin instead, delete the file (\`rm .plugsmith/state.json\`)`,
+      ),
+      EXIT.USAGE,
+    );
   const pluginPort = identity.storeId
     ? portFromEnvironment(manifest, request.environment ?? process.env)
     : undefined;
@@ -90,6 +124,7 @@ export async function deployManifest(
       applied: applied ?? { plugin: {}, actions: {}, externalEvents: {} },
     });
     await writeProjectState(manifestPath, state);
+    if (!identity.storeId) await recordDeployFromHere(manifestPath, found.key, pluginId);
   };
   const unchanged = {
     manifest,
@@ -102,8 +137,8 @@ export async function deployManifest(
   };
   if (request.dryRun) return unchanged;
   if (isNoop(plan)) {
-    // An entry of state version 1 that this deploy adopted is rewritten under its new key.
-    if (found.adopted.length) await record(plan.pluginId!);
+    // An entry of state version 1 that this deploy adopted is rewritten under its new key; one just confirmed is recorded.
+    if (found.adopted.length || unknown) await record(plan.pluginId!);
     return unchanged;
   }
   const applied = await applyPlan(client, manifest, plan, orgId, {
@@ -131,4 +166,12 @@ function portFromEnvironment(
   );
   const port = Number(environment.PORT);
   return fromEnvironment && Number.isInteger(port) && port > 0 ? port : undefined;
+}
+
+/** What a note or refusal says of a state entry this machine never deployed from this folder, then `next`. */
+function unknownStateNote(entry: UnknownStateEntry, next: string): string {
+  const plugin = entry.name
+    ? `plugin ${JSON.stringify(entry.name)} (${entry.pluginId})`
+    : `plugin ${entry.pluginId}`;
+  return `.plugsmith/state.json names ${plugin} on ${entry.where}, which no deploy from this folder on this machine recorded (the file may have come with a cloned project): ${next}`;
 }

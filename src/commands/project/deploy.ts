@@ -10,12 +10,14 @@ import { isNoop, type Plan } from '../../manifest/plan.js';
 import type { Manifest } from '../../manifest/types.js';
 import { note, printResult } from '../../ui/output.js';
 import { UserError, EXIT } from '../../errors.js';
+import { confirm } from '../../ui/dialogs.js';
 
 interface DeployOptions {
   manifest: string;
   dryRun?: boolean;
   allowDeletes?: boolean;
   strict?: boolean;
+  adoptState?: boolean;
 }
 
 /** The --json answer: the plan, what came of it, the environment variables the manifest used, and a PORT taken from `dev`'s record. */
@@ -118,6 +120,17 @@ const deploy: RunCommand<DeployOptions & TargetFlags> = async (input) => {
           }
         },
         onStep: (s) => note(io, global, `  done: ${s.op} ${s.resource} ${s.name}`),
+        // A state entry no deploy from here recorded: `--adopt-state`, or a yes at a terminal (the plan is shown above).
+        confirmUnknownState: async (entry) => {
+          if (o.adoptState) return true;
+          if (!io.interactive) return false;
+          const what = entry.name ? `${entry.name} (${entry.pluginId})` : entry.pluginId;
+          return confirm(io, {
+            flag: '--adopt-state',
+            message: `.plugsmith/state.json names plugin ${what} on ${entry.where}, which no deploy from this folder on this machine recorded (a cloned project may bring the file). Update that plugin?`,
+            default: false,
+          });
+        },
       },
     );
     const { plan } = outcome;

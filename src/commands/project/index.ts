@@ -25,6 +25,11 @@ export const projectCommands = [
         description:
           'fail (exit 6) when the platform was changed outside the manifest since the last deploy',
       },
+      {
+        flags: '--adopt-state',
+        description:
+          'update the plugin .plugsmith/state.json names on the platform even though no deploy from this folder on this machine recorded it (asked at a terminal; a cloned project may bring the file)',
+      },
       { flags: '--org <orgId>', description: "org of the plugin (default: the profile's)" },
       ...targetOptions,
     ],
