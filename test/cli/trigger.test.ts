@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { createWebhookHandler, type WebhookEvent } from '../../src/shared/webhooks/index.js';
 import { createClient } from '../../src/client/index.js';
 import { jsonFile, ORG, useCliEnv } from '../kit/cli-env.js';
-import { server as serve } from '../kit/index.js';
+import { server as serve, until } from '../kit/index.js';
 
 const t = useCliEnv();
 
@@ -289,6 +289,127 @@ describe('plugsmith trigger', () => {
     ]);
     expect(otherSecret.code).toBe(1);
     expect(otherSecret.stdout).toContain('HTTP 401');
+  });
+
+  describe('a delivery the webhook did not take is not told as final', () => {
+    /** A plugin whose webhook answers 503 to the next REPOSITORY_FILE_ADDED deliveries it is told to refuse (a restarting server), running `before` first. */
+    async function flaky(): Promise<{
+      id: string;
+      files: WebhookEvent[];
+      refuse: (times: number, before?: () => Promise<unknown>) => void;
+    }> {
+      const created = await t.json([
+        'plugins',
+        'create',
+        '--org',
+        ORG,
+        '--name',
+        'flaky plugin',
+        '--type',
+        'DATA_PROVIDER',
+        '--events',
+        'REPOSITORY_FILE_ADDED',
+      ]);
+      const secret = (await t.cli(['plugins', 'secret', created.id])).stdout.trim();
+      const files: WebhookEvent[] = [];
+      const handle = createWebhookHandler({
+        secret,
+        on: {
+          PLUGIN_INSTALLED: () => undefined,
+          REPOSITORY_FILE_ADDED: (event) => void files.push(event),
+        },
+      });
+      let refusals = 0;
+      let beforeRefusal: (() => Promise<unknown>) | undefined;
+      const webhook = await serve(async (req, res) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk as Buffer);
+        const body = Buffer.concat(chunks);
+        (req as typeof req & { rawBody: Buffer }).rawBody = body;
+        // Only REPOSITORY_FILE_ADDED is refused: the install before it, and the challenge, go through.
+        if (refusals > 0 && body.includes('"type":"REPOSITORY_FILE_ADDED"')) {
+          refusals--;
+          await beforeRefusal?.();
+          res.statusCode = 503;
+          res.end();
+          return;
+        }
+        return handle(req, res);
+      });
+      await t.json(['plugins', 'update', created.id, '--webhook-url', `${webhook.url}/webhook`]);
+      await t.json(['plugins', 'verify', created.id]);
+      // Installed once, on the org's first repository, which each trigger below adds a file to.
+      const installed = await t.cli(['trigger', 'PLUGIN_INSTALLED', '--plugin', created.id]);
+      expect(installed.code, installed.stderr).toBe(0);
+      return {
+        id: created.id,
+        files,
+        refuse: (times, before) => {
+          refusals = times;
+          beforeRefusal = before;
+        },
+      };
+    }
+
+    const delivered = (id: string) =>
+      until(`delivery ${id} delivered`, async () => {
+        const delivery = await t.json(['logs', id]);
+        return delivery.status === 'delivered' ? delivery : undefined;
+      });
+
+    test('a refused attempt: when the emulator tries again by itself; the retry goes through', async () => {
+      const plugin = await flaky();
+      // Refused twice: whether trigger looks after the first attempt or the retry a second later, one is still due.
+      plugin.refuse(2);
+      const refused = await t.cli(['trigger', 'REPOSITORY_FILE_ADDED', '--plugin', plugin.id]);
+      expect(refused.code, refused.stderr).toBe(1);
+      const id = /delivery (dlv_\S+) pending \(HTTP 503/.exec(refused.stdout)?.[1];
+      expect(id, refused.stdout).toBeDefined();
+      expect(refused.stderr).toMatch(
+        /the webhook did not accept attempt [12]; the emulator tries again by itself in [0-9]+ s \(`plugsmith logs (dlv_\S+)` shows how it goes; `plugsmith logs redeliver \1` sends it again now\)/,
+      );
+      expect(refused.stderr).toContain(id);
+      // Its next attempt now rather than in some 5 s.
+      await until('the second refusal', async () =>
+        (await t.json(['logs', id!])).attempts.length === 2 ? true : undefined,
+      );
+      await t.api.emulator.deliveries.retry(id!);
+      await delivered(id!);
+      expect(plugin.files).toHaveLength(1);
+    });
+
+    test('a retry held while the plugin restarts, and a delivery held before its first attempt, say so', async () => {
+      const plugin = await flaky();
+      // Held as dev holds them when it restarts the plugin after the refusal.
+      plugin.refuse(1, () => t.api.emulator.holds.hold(plugin.id));
+      const refused = await t.cli(['trigger', 'REPOSITORY_FILE_ADDED', '--plugin', plugin.id]);
+      expect(refused.code, refused.stderr).toBe(1);
+      const id = /delivery (dlv_\S+) pending/.exec(refused.stdout)?.[1];
+      expect(refused.stderr).toContain(
+        "the webhook did not accept attempt 1; the emulator holds the plugin's deliveries (`plugsmith dev` does while it restarts the plugin) and sends it by itself when the plugin is back",
+      );
+      await t.api.emulator.holds.release(plugin.id);
+      await delivered(id!);
+
+      await t.api.emulator.holds.hold(plugin.id);
+      const queued = await t.cli([
+        'trigger',
+        'REPOSITORY_FILE_ADDED',
+        '--plugin',
+        plugin.id,
+        '--wait',
+        '1',
+      ]);
+      expect(queued.code, queued.stderr).toBe(1);
+      const held = /delivery (dlv_\S+) pending \(no attempt yet\)/.exec(queued.stdout)?.[1];
+      expect(held, queued.stdout).toBeDefined();
+      expect(queued.stderr).toContain(
+        `no attempt of the delivery within --wait: the emulator holds the plugin's deliveries`,
+      );
+      await t.api.emulator.holds.release(plugin.id);
+      await delivered(held!);
+      expect(plugin.files).toHaveLength(2);
+    });
   });
 
   test('unknown event types and missing plugins are usage errors', async () => {

@@ -106,6 +106,30 @@ function deliveryText(delivery: Delivery, style: ReturnType<typeof styleFor>): s
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Why trigger failed, for a delivery the webhook did not accept: one still pending says when the emulator tries again by
+ * itself (a plugin restarting with a new secret takes the retry), one that failed for good says how to send it again.
+ */
+function notAccepted(delivery: Delivery): string {
+  const id = delivery.id;
+  const follow = `(\`plugsmith logs ${id}\` shows how it goes; \`plugsmith logs redeliver ${id}\` sends it again now)`;
+  const tried = delivery.attempts.length;
+  if (delivery.status === 'pending') {
+    const held = delivery.heldSince
+      ? "the emulator holds the plugin's deliveries (`plugsmith dev` does while it restarts the plugin) and sends it by itself when the plugin is back"
+      : undefined;
+    if (tried === 0)
+      return `no attempt of the delivery within --wait: ${held ?? 'it is still queued'} ${follow}`;
+    if (held) return `the webhook did not accept attempt ${tried}; ${held} ${follow}`;
+    const retry = Date.parse(delivery.nextAttemptAt ?? '');
+    if (Number.isFinite(retry)) {
+      const seconds = Math.max(0, Math.ceil((retry - Date.now()) / 1000));
+      return `the webhook did not accept attempt ${tried}; the emulator tries again by itself in ${seconds} s ${follow}`;
+    }
+  }
+  return `the webhook did not accept the event (\`plugsmith logs ${id}\` shows it whole; \`plugsmith logs redeliver ${id}\` sends it again)`;
+}
+
 /** Triggers an event on the emulator (or directly at a URL) and reports the delivery. */
 const trigger: RunCommand<TriggerOptions> = async (input) => {
   const o = input.options;
@@ -167,10 +191,7 @@ const trigger: RunCommand<TriggerOptions> = async (input) => {
         EXIT.UNEXPECTED,
       );
     if (result.delivery.status !== 'delivered')
-      throw new UserError(
-        `the webhook did not accept the event (\`plugsmith logs ${result.delivery.id}\` shows it whole; \`plugsmith logs redeliver ${result.delivery.id}\` sends it again)`,
-        EXIT.UNEXPECTED,
-      );
+      throw new UserError(notAccepted(result.delivery), EXIT.UNEXPECTED);
     if (result.reply === null) {
       note(
         input.io,
