@@ -58,12 +58,12 @@ async function pluginServer(secret: string): Promise<PluginServer> {
   return { url: `${webhook.url}/webhook`, secret, events, close: webhook.close };
 }
 
-/** Creates a plugin, starts its verifying webhook server and points the plugin at it. */
-async function plugin(
+/** Creates a plugin with `plugins create` and reads its webhook secret. */
+async function createPlugin(
   type: string,
   events: string[],
   scopes: string[] = [],
-): Promise<{ id: string; server: PluginServer }> {
+): Promise<{ id: string; secret: string }> {
   const created = await t.json([
     'plugins',
     'create',
@@ -78,7 +78,17 @@ async function plugin(
     ...(scopes.length ? ['--scopes', scopes.join(',')] : []),
   ]);
   const secret = (await t.cli(['plugins', 'secret', created.id])).stdout.trim();
-  const server = await pluginServer(secret);
+  return { id: created.id, secret };
+}
+
+/** Creates a plugin, starts its verifying webhook server and points the plugin at it. */
+async function plugin(
+  type: string,
+  events: string[],
+  scopes: string[] = [],
+): Promise<{ id: string; server: PluginServer }> {
+  const created = await createPlugin(type, events, scopes);
+  const server = await pluginServer(created.secret);
   await t.json(['plugins', 'update', created.id, '--webhook-url', server.url]);
   return { id: created.id, server };
 }
@@ -298,22 +308,10 @@ describe('plugsmith trigger', () => {
       files: WebhookEvent[];
       refuse: (times: number, before?: () => Promise<unknown>) => void;
     }> {
-      const created = await t.json([
-        'plugins',
-        'create',
-        '--org',
-        ORG,
-        '--name',
-        'flaky plugin',
-        '--type',
-        'DATA_PROVIDER',
-        '--events',
-        'REPOSITORY_FILE_ADDED',
-      ]);
-      const secret = (await t.cli(['plugins', 'secret', created.id])).stdout.trim();
+      const created = await createPlugin('DATA_PROVIDER', ['REPOSITORY_FILE_ADDED']);
       const files: WebhookEvent[] = [];
       const handle = createWebhookHandler({
-        secret,
+        secret: created.secret,
         on: {
           PLUGIN_INSTALLED: () => undefined,
           REPOSITORY_FILE_ADDED: (event) => void files.push(event),
