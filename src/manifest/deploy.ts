@@ -10,7 +10,7 @@ import {
   type TargetIdentity,
 } from './state.js';
 import type { Manifest } from './types.js';
-import { deployedFromHere, recordDeployFromHere } from './deploys-here.js';
+import { deployedFromHere, deploysDir, recordDeployFromHere } from './deploys-here.js';
 import { EXIT, UserError } from '../errors.js';
 
 /** How to deploy, and what to hear about on the way. */
@@ -58,6 +58,10 @@ export interface DeployOutcome {
   created: boolean;
   /** Things worth telling: a recorded plugin that is gone, duplicates left by older versions. */
   notes: string[];
+  /** Told after the deploy: this machine's record of it could not be written. */
+  warnings: string[];
+  /** The state entry no deploy from this folder on this machine recorded (a dry run reports it; a deploy asked first). */
+  unconfirmedState: UnknownStateEntry | null;
 }
 
 /** Deploys for `plugsmith deploy` and `dev` to a target (what it identifies as, and the org): plans against the plugin recorded for it in `.plugsmith/state.json`, applies, records. */
@@ -83,16 +87,17 @@ export async function deployManifest(
     notes.push(
       `plugin ${found.target.pluginId} recorded in .plugsmith/state.json no longer exists in ${where} (deleted, or the store was reset); creating it anew`,
     );
-  if (found.duplicates.length) {
+  // Only the remote platform's entries are checked: an emulator's are keyed by the id of the store it reports.
+  const unknown: UnknownStateEntry | undefined =
+    known && !identity.storeId && !(await deployedFromHere(manifestPath, found.key, known))
+      ? { pluginId: known.pluginId, name: String(remote.plugin?.name ?? ''), where }
+      : undefined;
+  // Duplicates named by an entry nobody confirmed may be anyone's plugins: never advise deleting them.
+  if (found.duplicates.length && !unknown) {
     notes.push(
       `this project also deployed ${found.duplicates.join(', ')} to ${where} (duplicates made by an older plugsmith); delete them with \`plugsmith plugins delete ID\``,
     );
   }
-  // Only the remote platform's entries are checked: an emulator's are keyed by its store's random id, on this machine.
-  const unknown: UnknownStateEntry | undefined =
-    known && !identity.storeId && !(await deployedFromHere(manifestPath, found.key, known.pluginId))
-      ? { pluginId: known.pluginId, name: String(remote.plugin?.name ?? ''), where }
-      : undefined;
   if (unknown && request.dryRun)
     notes.push(
       unknownStateNote(unknown, 'a deploy asks before updating it (`--adopt-state` confirms)'),
@@ -112,19 +117,34 @@ export async function deployManifest(
   const pluginPort = identity.storeId
     ? portFromEnvironment(manifest, request.environment ?? process.env)
     : undefined;
+  const warnings: string[] = [];
   const record = async (pluginId: string, applied = known?.applied): Promise<void> => {
     if (request.record === false) return;
+    const recordId = identity.storeId ? undefined : await recordHere(pluginId);
     recordTarget(state, found, {
       pluginId,
       baseUrl: identity.baseUrl,
       orgId,
       ...(identity.storeId ? { storeId: identity.storeId } : {}),
       ...(pluginPort !== undefined ? { pluginPort } : {}),
+      ...(recordId ? { recordId } : {}),
       deployedAt: new Date().toISOString(),
       applied: applied ?? { plugin: {}, actions: {}, externalEvents: {} },
     });
     await writeProjectState(manifestPath, state);
-    if (!identity.storeId) await recordDeployFromHere(manifestPath, found.key, pluginId);
+  };
+  // This machine's record of a deploy to the platform; a config dir it cannot write (a read-only home in CI) costs a
+  // question at the next deploy, never this deploy.
+  const recordHere = async (pluginId: string): Promise<string | undefined> => {
+    try {
+      return await recordDeployFromHere(manifestPath, found.key, pluginId);
+    } catch (error) {
+      if (warnings.length === 0)
+        warnings.push(
+          `could not record this deploy in ${deploysDir()} (${(error as Error).message}): the next deploy from this folder asks about plugin ${pluginId} again`,
+        );
+      return undefined;
+    }
   };
   const unchanged = {
     manifest,
@@ -134,6 +154,8 @@ export async function deployManifest(
     done: [],
     created: false,
     notes,
+    warnings,
+    unconfirmedState: unknown ?? null,
   };
   if (request.dryRun) return unchanged;
   if (isNoop(plan)) {

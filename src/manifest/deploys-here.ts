@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, realpath } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { configDir } from '../config/paths.js';
@@ -7,13 +7,15 @@ import { writePrivateFile } from '../shared/private-file.js';
 // A project's `.plugsmith/state.json` names the plugin it deployed to each target, and it travels with the project: a
 // cloned project's file can name a plugin of whoever runs `deploy` in it (a public plugin's id is no secret), which the
 // deploy would then update with the clone's manifest, webhook URL included. So this machine keeps its own record of
-// which plugin it deployed from which folder to which remote platform, in the config dir, beside the profiles. An entry
-// of the state file that no record here confirms is not acted on until the person confirms it (`deploy` asks, or
-// `--adopt-state`). An emulator's entries need no record: they are keyed by a store's random id, and the store is on
-// this machine.
+// which plugin it deployed from which folder to which remote platform, in the config dir, beside the profiles, under a
+// random id that the state entry carries too (so a hostile file put where a project of yours was, at the same path,
+// still cannot match it). An entry of the state file that no record here confirms is not acted on until the person
+// confirms it (`deploy` asks, or `--adopt-state`). An emulator's entries need no record: they are keyed by the id of
+// the store the emulator reports, which a cloned file's author cannot know.
 
-/** One deploy from this machine: the project folder (its real path), the state file's target key, the plugin. */
+/** One deploy from this machine: its random id (also in the state entry), the project folder (its real path), the state file's target key, the plugin. */
 interface DeployRecord {
+  id: string;
   project: string;
   target: string;
   pluginId: string;
@@ -37,32 +39,54 @@ async function projectOf(manifestPath: string): Promise<string> {
   return realpath(folder).catch(() => folder);
 }
 
-/** Whether this machine deployed `pluginId` to `target` (a state key) from the manifest's folder. */
+/** What a state entry says of its deploy: the plugin, and the id of this machine's record of it (absent in files of older versions). */
+export interface RecordedEntry {
+  pluginId: string;
+  recordId?: string;
+}
+
+/** Whether this machine recorded the deploy the state entry for `target` (a state key) describes, from the manifest's folder. */
 export async function deployedFromHere(
   manifestPath: string,
   target: string,
-  pluginId: string,
+  entry: RecordedEntry,
 ): Promise<boolean> {
+  if (typeof entry.recordId !== 'string') return false;
   const project = await projectOf(manifestPath);
   try {
     const record = JSON.parse(
       await readFile(recordPath(project, target), 'utf8'),
     ) as Partial<DeployRecord>;
-    return record.project === project && record.target === target && record.pluginId === pluginId;
+    return (
+      record.id === entry.recordId &&
+      record.project === project &&
+      record.target === target &&
+      record.pluginId === entry.pluginId
+    );
   } catch {
     // None (never deployed from here, or a plugsmith older than these records), or not ours to read.
     return false;
   }
 }
 
-/** Records that this machine deployed `pluginId` to `target` from the manifest's folder. */
+/**
+ * Records that this machine deployed `pluginId` to `target` from the manifest's folder: the record's id, for the state
+ * entry. Rejects when the config dir cannot be written.
+ */
 export async function recordDeployFromHere(
   manifestPath: string,
   target: string,
   pluginId: string,
-): Promise<void> {
+): Promise<string> {
   const project = await projectOf(manifestPath);
-  const record: DeployRecord = { project, target, pluginId, recordedAt: new Date().toISOString() };
+  const record: DeployRecord = {
+    id: randomBytes(16).toString('hex'),
+    project,
+    target,
+    pluginId,
+    recordedAt: new Date().toISOString(),
+  };
   await mkdir(deploysDir(), { recursive: true, mode: 0o700 });
   await writePrivateFile(recordPath(project, target), JSON.stringify(record, null, 2) + '\n');
+  return record.id;
 }

@@ -31,6 +31,8 @@ export interface TargetState {
    * moves off a taken default): a later `deploy` without PORT uses it, rather than the default another project's plugin holds.
    */
   pluginPort?: number;
+  /** The id of this machine's record of the deploy (src/manifest/deploys-here.ts), for the remote platform. */
+  recordId?: string;
 }
 
 export interface ProjectState {

@@ -1,4 +1,4 @@
-import { cp, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/client/index.js';
@@ -102,11 +102,15 @@ describe('deploy and the state file a cloned project brings, on the remote platf
     expect(refused.stderr).toContain('rm .plugsmith/state.json');
     expect(await webhookOf(pluginId)).toBe('https://invoices.example.com/webhook');
 
-    // A dry run shows the plan and says a deploy would ask.
+    // A dry run shows the plan and says a deploy would ask; its JSON names the entry.
     const dry = await runCli(['deploy', '--dry-run'], { cwd: clone, env });
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stderr).toContain('a deploy asks before updating it (`--adopt-state` confirms)');
     expect(dry.stderr).toContain('https://attacker.example.net/webhook');
+    const dryJson = await runCli(['deploy', '--dry-run', '--json'], { cwd: clone, env });
+    expect(JSON.parse(dryJson.stdout)).toMatchObject({ dryRun: true, unconfirmedState: pluginId });
+    const ownDry = await runCli(['deploy', '--dry-run', '--json'], { cwd: original, env });
+    expect(JSON.parse(ownDry.stdout)).toMatchObject({ dryRun: true, unconfirmedState: null });
 
     // Commands that act on "this project's plugin" refuse it too, naming --plugin.
     const trigger = await runCli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], {
@@ -115,6 +119,9 @@ describe('deploy and the state file a cloned project brings, on the remote platf
     });
     expect(trigger.code, trigger.stderr).toBe(2);
     expect(trigger.stderr).toContain(`pass --plugin ${pluginId} if it is yours`);
+    const check = await runCli(['check', '--json'], { cwd: clone, env });
+    expect(check.code, check.stderr).toBe(2);
+    expect(check.stderr).toContain(`pass --plugin ${pluginId} if it is yours`);
     expect(await webhookOf(pluginId)).toBe('https://invoices.example.com/webhook');
   });
 
@@ -146,6 +153,43 @@ describe('deploy and the state file a cloned project brings, on the remote platf
     const records = await readdir(join(work, 'ci-runner', 'deploys'));
     expect(records).toHaveLength(1);
     expect(records[0]).toMatch(/^[0-9a-f]{32}\.json$/);
+  });
+
+  test('a hostile state file put where the project was, at the same path, is asked about too', async () => {
+    const { pluginId, original } = await deployedThenCloned('same-path', 'laptop');
+    const env = machineEnv('laptop');
+    const state = JSON.parse(await readFile(join(original, '.plugsmith/state.json'), 'utf8'));
+    // The folder deleted and cloned again from a hostile repository: the same path, a state file that names the
+    // plugin (its id is public), and a record id of its own making.
+    await rm(original, { recursive: true });
+    await mkdir(join(original, '.plugsmith'), { recursive: true });
+    await writeManifest(original, 'https://attacker.example.net/webhook');
+    for (const entry of Object.values(state.targets) as Array<{ recordId?: string }>)
+      entry.recordId = '0123456789abcdef0123456789abcdef';
+    await writeFile(join(original, '.plugsmith/state.json'), JSON.stringify(state));
+    const refused = await runCli(['deploy', '--json'], { cwd: original, env });
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`(${pluginId})`);
+    expect(await webhookOf(pluginId)).toBe('https://invoices.example.com/webhook');
+  });
+
+  test('a config dir it cannot write to costs a warning and a question next time, never the deploy', async () => {
+    const dir = await project('read-only-config', 'https://invoices.example.com/webhook');
+    const env = machineEnv('read-only-config-machine');
+    // `deploys` is a file where the folder of records would be.
+    await mkdir(env.PLUGSMITH_CONFIG_DIR, { recursive: true });
+    await writeFile(join(env.PLUGSMITH_CONFIG_DIR, 'deploys'), 'not a folder');
+    const deployed = await runCli(['deploy', '--json'], { cwd: dir, env });
+    expect(deployed.code, deployed.stderr).toBe(0);
+    const { pluginId } = JSON.parse(deployed.stdout);
+    expect(deployed.stderr).toContain(
+      `could not record this deploy in ${join(env.PLUGSMITH_CONFIG_DIR, 'deploys')}`,
+    );
+    expect(deployed.stderr).toContain(
+      `the next deploy from this folder asks about plugin ${pluginId} again`,
+    );
+    const next = await runCli(['deploy', '--json'], { cwd: dir, env });
+    expect(next.code, next.stderr).toBe(2);
   });
 
   test('at a terminal deploy shows the plan and asks: no leaves the plugin as it was, yes updates it', async () => {

@@ -369,9 +369,10 @@ describe('plugsmith trigger', () => {
       expect(refused.stderr).toContain(id);
       // Its next attempt now rather than in some 5 s.
       await until('the second refusal', async () =>
-        (await t.json(['logs', id!])).attempts.length === 2 ? true : undefined,
+        (await t.json(['logs', id!])).attempts.length >= 2 ? true : undefined,
       );
-      await t.api.emulator.deliveries.retry(id!);
+      // Unless the emulator's own retry (some 5 s on) went through meanwhile, on a loaded machine.
+      await t.api.emulator.deliveries.retry(id!).catch(() => undefined);
       await delivered(id!);
       expect(plugin.files).toHaveLength(1);
     });

@@ -7,7 +7,7 @@ import { UserError, EXIT } from '../../errors.js';
 import { projectRootOf } from '../../config/emulators.js';
 import { printResult } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
-import { pluginOfProject } from '../../dev/project-plugin.js';
+import { pluginOfProject, UnconfirmedStateError } from '../../dev/project-plugin.js';
 import { loadManifest } from '../../manifest/load.js';
 import { finishWhenStdoutCloses } from '../../ui/closed-stdout.js';
 import { normalizeBaseUrl } from '../../config/url.js';
@@ -44,7 +44,7 @@ async function findPlugin(
   try {
     const pluginId = await pluginOfProject(o.plugin, o.manifest, settings).catch(
       (error: unknown) => {
-        if (o.plugin) throw error;
+        if (o.plugin || error instanceof UnconfirmedStateError) throw error;
         return null;
       },
     );

@@ -123,7 +123,8 @@ const deploy: RunCommand<DeployOptions & TargetFlags> = async (input) => {
         // A state entry no deploy from here recorded: `--adopt-state`, or a yes at a terminal (the plan is shown above).
         confirmUnknownState: async (entry) => {
           if (o.adoptState) return true;
-          if (!io.interactive) return false;
+          // --json is for scripts, and its plan is not shown: the refusal names --adopt-state.
+          if (!io.interactive || global.json) return false;
           const what = entry.name ? `${entry.name} (${entry.pluginId})` : entry.pluginId;
           return confirm(io, {
             flag: '--adopt-state',
@@ -134,7 +135,10 @@ const deploy: RunCommand<DeployOptions & TargetFlags> = async (input) => {
       },
     );
     const { plan } = outcome;
+    for (const line of outcome.warnings) note(io, global, line);
     const result = summary(plan, dryRun, manifest, devPort);
+    // A dry run names the entry a deploy would ask about (null when there is none).
+    if (dryRun) result.unconfirmedState = outcome.unconfirmedState?.pluginId ?? null;
     if (dryRun || isNoop(plan)) {
       printResult(io, global, result, () =>
         isNoop(plan)

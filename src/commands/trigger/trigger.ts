@@ -3,7 +3,7 @@ import { clientFor, readJson, settingsFor, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note, printResult } from '../../ui/output.js';
 import { eventTypeOf } from '../../trigger/fixtures.js';
-import { pluginOfProject } from '../../dev/project-plugin.js';
+import { pluginOfProject, UnconfirmedStateError } from '../../dev/project-plugin.js';
 import { attemptOutputLines, deliverySummary } from '../../dev/delivery-view.js';
 import { accepted } from '../../delivery-watch/index.js';
 import { styleFor } from '../../ui/style.js';
@@ -46,7 +46,8 @@ async function direct(
   if (!secret) {
     const { client, settings } = await clientFor(input);
     try {
-      pluginId = await pluginOfProject(o.plugin, o.manifest, settings).catch(() => {
+      pluginId = await pluginOfProject(o.plugin, o.manifest, settings).catch((error: unknown) => {
+        if (error instanceof UnconfirmedStateError) throw error;
         throw new UserError(
           '--direct needs the webhook secret: pass --secret whsec_… (or --plugin PLUGIN_ID to fetch it)',
           EXIT.USAGE,
@@ -114,20 +115,20 @@ function notAccepted(delivery: Delivery): string {
   const id = delivery.id;
   const follow = `(\`plugsmith logs ${id}\` shows how it goes; \`plugsmith logs redeliver ${id}\` sends it again now)`;
   const tried = delivery.attempts.length;
-  if (delivery.status === 'pending') {
-    const held = delivery.heldSince
-      ? "the emulator holds the plugin's deliveries (`plugsmith dev` does while it restarts the plugin) and sends it by itself when the plugin is back"
-      : undefined;
-    if (tried === 0)
-      return `no attempt of the delivery within --wait: ${held ?? 'it is still queued'} ${follow}`;
-    if (held) return `the webhook did not accept attempt ${tried}; ${held} ${follow}`;
-    const retry = Date.parse(delivery.nextAttemptAt ?? '');
-    if (Number.isFinite(retry)) {
-      const seconds = Math.max(0, Math.ceil((retry - Date.now()) / 1000));
-      return `the webhook did not accept attempt ${tried}; the emulator tries again by itself in ${seconds} s ${follow}`;
-    }
-  }
-  return `the webhook did not accept the event (\`plugsmith logs ${id}\` shows it whole; \`plugsmith logs redeliver ${id}\` sends it again)`;
+  if (delivery.status !== 'pending')
+    return `the webhook did not accept the event (\`plugsmith logs ${id}\` shows it whole; \`plugsmith logs redeliver ${id}\` sends it again)`;
+  const held = delivery.heldSince
+    ? "the emulator holds the plugin's deliveries (`plugsmith dev` does while it restarts the plugin) and sends it by itself when the plugin is back"
+    : undefined;
+  if (tried === 0)
+    return `no attempt of the delivery within --wait: ${held ?? 'it is still queued'} ${follow}`;
+  const refused = `the webhook did not accept attempt ${tried}`;
+  if (held) return `${refused}; ${held} ${follow}`;
+  const retry = Date.parse(delivery.nextAttemptAt ?? '');
+  if (!Number.isFinite(retry)) return `${refused}; the delivery is still pending ${follow}`;
+  const seconds = Math.ceil((retry - Date.now()) / 1000);
+  const when = seconds > 0 ? `in ${seconds} s` : 'any moment now';
+  return `${refused}; the emulator tries again by itself ${when} ${follow}`;
 }
 
 /** Triggers an event on the emulator (or directly at a URL) and reports the delivery. */
