@@ -49,6 +49,8 @@ export function ChatView({ params }: ViewProps) {
     setConversation(null);
     setMessages([]);
     setPackets({});
+    // The last conversation's stream is closed: "open" is told again once this one's is.
+    setStreamState('closed');
     if (!conversationId) return;
     const controller = new AbortController();
     (async () => {
