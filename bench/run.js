@@ -13,6 +13,7 @@ const { values, positionals } = parseArgs({
     only: { type: 'string' },
     quick: { type: 'boolean', default: false },
     duration: { type: 'string', default: '5' },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
 
@@ -37,6 +38,15 @@ const suites = {
   'plugin-output': () => import('./plugin-output.js'),
   'test-suite': () => import('./test-suite.js'),
 };
+
+if (values.help) {
+  console.log(`npm run bench [-- SUITE...] [--only a,b] [--quick] [--duration S]
+
+Runs benchmark suites, prints one table and saves the figures under bench/results/.
+Without a suite it runs the budget suites (${BUDGET_SUITES.join(', ')}) and exits 1 when a budget is missed.
+Suites: ${Object.keys(suites).join(', ')} (test-suite runs only by name: the whole suite on a fresh clone).`);
+  process.exit(0);
+}
 
 const named = [...positionals, ...(values.only ? values.only.split(',') : [])];
 const selected = named.length > 0 ? named : BUDGET_SUITES;

@@ -89,7 +89,9 @@ export async function resolveSettings(flags: {
     token: flags.token ?? env.token() ?? profile?.token,
     apiKey: flags.apiKey ?? env.apiKey() ?? profile?.apiKey,
     orgId: flags.org ?? env.orgId() ?? profile?.orgId,
-    local: Boolean(profile?.local),
+    // A `login --local` profile is the emulator's only at its own URL: a URL given by flag or variable is judged on its
+    // own (below: a running local emulator's is local again).
+    local: Boolean(profile?.local) && explicitUrl === undefined,
   };
   // A `login --local` profile follows the running emulator; so does no configuration at all.
   const follows = profile

@@ -1,5 +1,8 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli, spawnCli, tempConfigDir } from '../kit/cli-process.js';
+import { emulator as startTestEmulator } from '../kit/index.js';
 
 // One rule for where every command goes and as whom (docs/platform.md, "Talking to a platform"): a URL given by flag or
 // variable that is a running local emulator's takes that emulator's credentials, for every command alike.
@@ -57,5 +60,29 @@ describe('CLI targets: one resolution of base URL, token and org', () => {
     );
     expect(flagWins.code, flagWins.stderr).toBe(0);
     await emulator.stop();
+  });
+
+  test('a `login --local` profile is local at its own URL only: a URL given by flag or variable is judged on its own', async () => {
+    // Some other emulator (a test's own, say): answering, but no state file of this config dir names it.
+    const other = await startTestEmulator();
+    const config = await tempConfigDir();
+    await writeFile(
+      join(config, 'config.json'),
+      JSON.stringify({
+        current: 'local',
+        profiles: { local: { baseUrl: 'http://127.0.0.1:9', token: other.token, local: true } },
+      }),
+    );
+    for (const env of [
+      bareEnv(config, { PLUGSMITH_TOKEN: other.token! }),
+      bareEnv(config, { PLUGSMITH_TOKEN: other.token!, PLUGSMITH_BASE_URL: other.url }),
+    ]) {
+      const args = env.PLUGSMITH_BASE_URL
+        ? ['whoami', '--json']
+        : ['whoami', '--base-url', other.url, '--json'];
+      const whoami = await runCli(args, { env });
+      expect(whoami.code, whoami.stderr).toBe(0);
+      expect(JSON.parse(whoami.stdout)).toMatchObject({ baseUrl: other.url, local: false });
+    }
   });
 });
