@@ -95,7 +95,7 @@ export function compareExchanges(recorded: ParityFile, replayed: Exchange[]): Pa
         emulator: String(emulator.errorType),
       });
     for (const [path, type] of Object.entries(platform.shape)) {
-      const answered = emulator.shape[path];
+      const answered = own(emulator.shape, path);
       if (answered === undefined) {
         // Under a missing parent, the parent says it.
         if (!hasMissingParent(path, platform.shape, emulator.shape))
@@ -111,13 +111,13 @@ export function compareExchanges(recorded: ParityFile, replayed: Exchange[]): Pa
       }
     }
     for (const [path, type] of Object.entries(emulator.shape)) {
-      if (platform.shape[path] !== undefined) continue;
+      if (own(platform.shape, path) !== undefined) continue;
       if (hasMissingParent(path, emulator.shape, platform.shape)) continue;
       extras.push({ step: platform.step, path, type });
     }
     for (const [path, value] of Object.entries(platform.values ?? {})) {
-      const answered: StableValue | undefined = emulator.values?.[path];
-      if (answered !== value && emulator.shape[path] !== undefined)
+      const answered = own<StableValue>(emulator.values ?? {}, path);
+      if (answered !== value && own(emulator.shape, path) !== undefined)
         differences.push({
           ...where,
           kind: 'value',
@@ -144,24 +144,26 @@ function statusClass(status: number | null): number {
   return status === null ? 0 : Math.floor(status / 100);
 }
 
-/** Whether a parent path of `path` (in `own`) is missing from `other`: then only the parent is reported. */
+/** Whether a parent path of `path` (in `mine`) is missing from `other`: then only the parent is reported. */
 function hasMissingParent(
   path: string,
-  own: Record<string, string>,
+  mine: Record<string, string>,
   other: Record<string, string>,
 ): boolean {
   const parts = path.split('.');
   for (let end = parts.length - 1; end > 0; end--) {
     let parent = parts.slice(0, end).join('.');
     for (;;) {
-      if (own[parent] !== undefined && other[parent] === undefined) return true;
+      if (own(mine, parent) !== undefined && own(other, parent) === undefined) return true;
       if (!parent.endsWith('[]')) break;
       parent = parent.slice(0, -2);
     }
   }
   const arrayParent = path.endsWith('[]') ? path.slice(0, -2) : undefined;
   return (
-    arrayParent !== undefined && own[arrayParent] !== undefined && other[arrayParent] === undefined
+    arrayParent !== undefined &&
+    own(mine, arrayParent) !== undefined &&
+    own(other, arrayParent) === undefined
   );
 }
 
@@ -179,4 +181,9 @@ function behavioursOf(steps: string[]): ParityReport['behaviours'] {
     }
   }
   return [...sections].map(([section, list]) => ({ section, steps: list }));
+}
+
+/** `record[key]` when it is the record's own (a recorded path named `constructor` or `__proto__` is a path, never a member of Object.prototype). */
+function own<T = string>(record: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
 }

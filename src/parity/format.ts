@@ -56,6 +56,24 @@ export function parityFileProblems(value: unknown): string[] {
       return;
     }
     if (typeof exchange.step !== 'string') problems.push(`${where}.step: must be a string`);
+    for (const field of ['method', 'pathTemplate'] as const)
+      if (typeof exchange[field] !== 'string') problems.push(`${where}.${field}: must be a string`);
+    for (const field of ['envelope', 'errorType'] as const)
+      if (exchange[field] !== null && typeof exchange[field] !== 'string')
+        problems.push(`${where}.${field}: must be a string or null`);
+    if (exchange.skipped !== undefined && typeof exchange.skipped !== 'string')
+      problems.push(`${where}.skipped: must be a string`);
+    const values = exchange.values as unknown;
+    if (
+      values !== undefined &&
+      (values === null ||
+        typeof values !== 'object' ||
+        Array.isArray(values) ||
+        Object.values(values as object).some(
+          (value) => value !== null && !['string', 'number', 'boolean'].includes(typeof value),
+        ))
+    )
+      problems.push(`${where}.values: must map paths to strings, numbers, booleans or null`);
     if (exchange.status !== null && !Number.isInteger(exchange.status))
       problems.push(`${where}.status: must be a whole number or null`);
     const shape = exchange.shape as unknown;

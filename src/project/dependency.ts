@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { copyFile, mkdir, readdir, realpath, rename, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, mkdir, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { EXIT, UserError } from '../errors.js';
 import { cacheDir } from '../config/paths.js';
+import { ProjectPathError, resolveWritableInside } from '../shared/project-file.js';
 
 /** The file `npm publish` writes into dist/ (through `.ci/pack.js`): the running plugsmith is a registry release. */
 const RELEASE_MARK = 'dist/release.json';
@@ -33,7 +34,15 @@ export async function plugsmithDependency(
 ): Promise<{ version: string; spec: string; vendored: string | null }> {
   if (isRegistryRelease(root, version)) return { version, spec: `^${version}`, vendored: null };
   const vendored = `${VENDOR_DIR}/plugsmith-${version}.tgz`;
-  await packCached(root, version, join(projectDir, VENDOR_DIR));
+  // vendor/ may come with a cloned folder (`init . --force`): a vendor/ that links out of the project is refused.
+  const target = await resolveWritableInside(projectDir, vendored, {
+    label: 'the vendored plugsmith',
+  }).catch((error: unknown) => {
+    if (error instanceof ProjectPathError)
+      throw new UserError(`${error.message}: ${error.fix}`, EXIT.USAGE);
+    throw error;
+  });
+  await packCached(root, version, dirname(target));
   if (!existsSync(join(projectDir, vendored)))
     throw new Error(`npm pack did not write ${vendored} into ${projectDir}`);
   return { version, spec: `file:${vendored}`, vendored };
@@ -70,6 +79,8 @@ export function cachedPackPath(version: string, fingerprint: string): string {
 /** Packs the plugsmith at `root` into `destination`, cached by its files so the next `init` copies it instead of packing (seconds). */
 async function packCached(root: string, version: string, destination: string): Promise<void> {
   const target = join(destination, `plugsmith-${version}.tgz`);
+  // A link at the tarball's name is removed, never written through.
+  await rm(target, { force: true });
   let cached: string | null = null;
   try {
     cached = cachedPackPath(version, await packFingerprint(root, version));

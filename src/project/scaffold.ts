@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError, EXIT } from '../errors.js';
@@ -7,6 +7,7 @@ import { plugsmithDependency } from './dependency.js';
 import { SCOPES, type PluginType } from '#contract';
 import { PLUGIN_EVENTS, TEMPLATES } from './plugin-types.js';
 import { outputPath, renderTemplate } from './render.js';
+import { ProjectPathError, writeProjectFile } from '../shared/project-file.js';
 import { LANGUAGES, type Language } from './languages.js';
 
 /** What a generated project is made of: the wizard's answers, or the flags. */
@@ -225,6 +226,20 @@ export function mcpConfigurations(python: boolean): Record<string, string> {
 /** The JSON Schemas a Python project's `$schema` names (it has no node_modules/plugsmith): copies of this plugsmith's. */
 const PYTHON_SCHEMAS = ['plugsmith.schema.json', 'scenario.schema.json'];
 
+/**
+ * Writes one file of the project: `init --force` writes into a folder that may be a stranger's clone, so a folder that
+ * links out of the project is refused and a link at the file's name is replaced, never followed.
+ */
+async function writeInside(dir: string, target: string, data: string | Uint8Array): Promise<void> {
+  try {
+    await writeProjectFile(dir, target, data, { label: "init's file" });
+  } catch (error) {
+    if (error instanceof ProjectPathError)
+      throw new UserError(`${error.message}: ${error.fix}`, EXIT.USAGE);
+    throw error;
+  }
+}
+
 /** Writes a plugin project: `templates/common/`, then `templates/<type>/` (whose files win), placeholders filled. */
 export async function scaffoldProject(
   options: ProjectAnswers & { dir: string; force?: boolean },
@@ -284,26 +299,22 @@ export async function scaffoldProject(
       values,
       relative(templates, source),
     );
-    const path = join(dir, target);
-    await mkdir(dirname(path), { recursive: true });
-    if (options.force && (await stat(path).catch(() => null))?.isDirectory()) {
+    if (options.force && (await stat(join(dir, target)).catch(() => null))?.isDirectory()) {
       throw new UserError(
         `${target} is a folder in ${dir}: remove it, then run init again`,
         EXIT.USAGE,
       );
     }
-    await writeFile(path, text);
+    await writeInside(dir, target, text);
   }
   const generated: string[] = [];
   for (const [target, text] of Object.entries(mcpConfigurations(python))) {
-    await mkdir(dirname(join(dir, target)), { recursive: true });
-    await writeFile(join(dir, target), text);
+    await writeInside(dir, target, text);
     generated.push(target);
   }
   if (python) {
-    await mkdir(join(dir, 'schemas'), { recursive: true });
     for (const schema of PYTHON_SCHEMAS) {
-      await writeFile(join(dir, 'schemas', schema), await readFile(join(packageRoot(), schema)));
+      await writeInside(dir, `schemas/${schema}`, await readFile(join(packageRoot(), schema)));
       generated.push(`schemas/${schema}`);
     }
   }

@@ -299,6 +299,34 @@ describe('plugsmith init refusals', () => {
     expect((await loadManifest(join(dir, 'plugsmith.json'), {})).plugin.type).toBe('APP');
   });
 
+  it('--force into a cloned folder writes nothing through its links: a file link is replaced, a folder link out is refused', async () => {
+    const outside = join(root, 'outside');
+    await mkdir(outside);
+    await writeFile(join(outside, 'precious.txt'), 'mine');
+    const clone = join(root, 'linked-clone');
+    await mkdir(clone);
+    await symlink(join(outside, 'precious.txt'), join(clone, 'README.md'));
+    await symlink(join(outside, 'gone.json'), join(clone, 'plugsmith.json'));
+    const replaced = await runCli(['init', clone, '--yes', '--force', '--type', 'APP']);
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(await readFile(join(outside, 'precious.txt'), 'utf8')).toBe('mine');
+    expect(await readdir(outside)).toEqual(['precious.txt']);
+    expect(await readFile(join(clone, 'README.md'), 'utf8')).toContain('APP');
+
+    // A folder of the project (the editor's settings, the vendored plugsmith) that links out of it.
+    for (const folder of ['.vscode', 'vendor']) {
+      const linked = join(root, `linked-${folder}`);
+      await mkdir(linked);
+      await symlink(outside, join(linked, folder));
+      const refused = await runCli(['init', linked, '--yes', '--force', '--type', 'APP']);
+      expect(refused.code, refused.stdout).toBe(2);
+      expect(refused.stderr).toMatch(
+        /leads outside the project.*links that lead out of it are refused/,
+      );
+      expect(await readdir(outside)).toEqual(['precious.txt']);
+    }
+  });
+
   it('says what to run next, each comment in one column, in both languages', async () => {
     for (const lang of ['typescript', 'python']) {
       const result = await runCli(['init', join(root, `next-${lang}`), '--yes', '--lang', lang]);

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
@@ -189,6 +189,26 @@ describe('plugsmith deploy', () => {
       expect(written.actions).toHaveLength(2);
       const again = await cli(dir, ['deploy', '--org', 'org_dev'], config);
       expect(again.stdout).toContain('No changes');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("pull never writes through a link at the manifest's name: a dangling one counts as a file, and --force replaces it", async () => {
+    const config = await tempConfigDir();
+    const dir = await project(manifest, files);
+    const outside = await tempDir('plugsmith-pull-outside-');
+    try {
+      expect((await cli(dir, ['deploy', '--org', 'org_dev'], config)).code).toBe(0);
+      await rm(join(dir, 'plugsmith.json'));
+      await symlink(join(outside, 'planted.sh'), join(dir, 'plugsmith.json'));
+      const refused = await cli(dir, ['pull'], config);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('plugsmith.json exists: pass --force to overwrite it');
+      const forced = await cli(dir, ['pull', '--force'], config);
+      expect(forced.code, forced.stderr).toBe(0);
+      expect(await readdir(outside)).toEqual([]);
+      expect((await lstat(join(dir, 'plugsmith.json'))).isFile()).toBe(true);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

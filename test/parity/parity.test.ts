@@ -173,6 +173,7 @@ describe('parity check', () => {
     expect(refused.code).toBe(5);
     expect(refused.stderr).toContain('version: this plugsmith reads version 1');
     expect(refused.stderr).toContain('exchanges[0].shape');
+    expect(refused.stderr).toContain('exchanges[0].method: must be a string');
     const missing = await cli.run(['parity', 'check', join(dir, 'none.json')]);
     expect(missing.code).toBe(4);
     expect(missing.stderr).toContain('plugsmith parity record');

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { writeFileReplacingLink } from '../../shared/project-file.js';
 import { request } from 'undici';
 import type { RunCommand } from '../types.js';
 import { note } from '../../ui/output.js';
@@ -47,7 +47,7 @@ const openapiCommand: RunCommand<{ output?: string; baseUrl?: string }> = async 
     return;
   }
   try {
-    await writeFile(output, text);
+    await writeFileReplacingLink(output, text);
   } catch (error) {
     throw new UserError(`cannot write ${output}: ${(error as Error).message}`, EXIT.USAGE);
   }

@@ -1,4 +1,4 @@
-import { access, writeFile } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { RunCommand, TargetFlags } from '../types.js';
 import { withClient } from '../context.js';
@@ -7,6 +7,7 @@ import { MANAGED_FIELDS } from '../../manifest/plan.js';
 import { pluginOfProject } from '../../dev/project-plugin.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note, printResult } from '../../ui/output.js';
+import { ProjectPathError, writeFileReplacingLink } from '../../shared/project-file.js';
 
 interface PullOptions {
   plugin?: string;
@@ -33,20 +34,22 @@ const pull: RunCommand<PullOptions & TargetFlags> = async (input) => {
         `plugin ${pluginId} not found: list yours with \`plugsmith plugins list\``,
         EXIT.NOT_FOUND,
       );
-    if (!o.force) {
-      const exists = await access(out).then(
-        () => true,
-        () => false,
-      );
-      if (exists) throw new UserError(`${o.out} exists: pass --force to overwrite it`, EXIT.USAGE);
-    }
+    // Whatever stands at the name counts, a link (dangling or not) too: it is replaced by the file, never followed.
+    if (!o.force && (await lstat(out).catch(() => null)))
+      throw new UserError(`${o.out} exists: pass --force to overwrite it`, EXIT.USAGE);
     const manifest = {
       $schema: './node_modules/plugsmith/plugsmith.schema.json',
       plugin: pick(remote.plugin, MANAGED_FIELDS.plugin),
       actions: remote.actions.map((a) => pick(a, MANAGED_FIELDS.actions)),
       externalEvents: remote.externalEvents.map((e) => pick(e, MANAGED_FIELDS.externalEvents)),
     };
-    await writeFile(out, JSON.stringify(manifest, null, 2) + '\n');
+    await writeFileReplacingLink(out, JSON.stringify(manifest, null, 2) + '\n').catch(
+      (error: unknown) => {
+        if (error instanceof ProjectPathError)
+          throw new UserError(`${error.message}: ${error.fix}`, EXIT.USAGE);
+        throw error;
+      },
+    );
     printResult(
       input.io,
       input.global,

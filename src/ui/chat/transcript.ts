@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { writeFileReplacingLink } from '../../shared/project-file.js';
 import { extname } from 'node:path';
 import type { Conversation, Message } from '../../client/index.js';
 
@@ -56,7 +56,7 @@ export async function saveTranscript(
   const format = transcriptFormatOf(path);
   if (!format)
     throw new Error(`cannot tell the format of ${path}: end the name with .md (Markdown) or .json`);
-  await writeFile(
+  await writeFileReplacingLink(
     path,
     format === 'json'
       ? JSON.stringify({ conversation, messages }, null, 2) + '\n'
