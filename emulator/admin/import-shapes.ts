@@ -1,3 +1,19 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { TSchema } from '@sinclair/typebox';
+import {
+  ActionSchema,
+  AgentSchema,
+  CharacterSchema,
+  ConversationSchema,
+  DeliverySchema,
+  ExternalEventSchema,
+  FileSchema,
+  MessageSchema,
+  PluginInstanceSchema,
+  PluginSchema,
+  RepositorySchema,
+  SHARED_SCHEMAS,
+} from '#contract';
 import { detail, type ErrorDetail } from '../errors.js';
 
 /**
@@ -105,6 +121,78 @@ function typeOf(type: string): (typeof TYPES)[string] {
   );
 }
 
+/**
+ * The collections whose records are the contract's resources as the API answers them (plus fields never shown, such as a
+ * delivery's secret): an imported record is held to the resource's schema too, so that no record the API would fail to
+ * answer (a plugin without its description, an attempt that is not an object) gets into the store.
+ */
+const RESOURCES: Record<string, TSchema> = {
+  plugins: PluginSchema,
+  actions: ActionSchema,
+  externalEvents: ExternalEventSchema,
+  repositories: RepositorySchema,
+  agents: AgentSchema,
+  characters: CharacterSchema,
+  conversations: ConversationSchema,
+  messages: MessageSchema,
+  instances: PluginInstanceSchema,
+  deliveries: DeliverySchema,
+  files: FileSchema,
+};
+
+let resourceValidators: Map<string, ValidateFunction> | undefined;
+
+/** The resources' validators, compiled at the first import of the process. */
+function validatorOf(collection: string): ValidateFunction | undefined {
+  if (!resourceValidators) {
+    // strict: false, for the contract's annotations (the OpenAPI document's extensions) that are no JSON Schema keywords.
+    const ajv = new Ajv({ strict: false, schemas: [...SHARED_SCHEMAS] });
+    resourceValidators = new Map(
+      Object.entries(RESOURCES).map(([name, schema]) => [name, ajv.compile(schema)]),
+    );
+  }
+  return resourceValidators.get(collection);
+}
+
+/** The first problem of each record that is not its resource, up to `limit` in all (with the ones found before). */
+function resourceProblems(
+  collections: Readonly<Record<string, ReadonlyArray<Record<string, unknown>> | undefined>>,
+  problems: ErrorDetail[],
+  limit: number,
+): ErrorDetail[] {
+  for (const [name, records = []] of Object.entries(collections)) {
+    const validate = validatorOf(name);
+    if (!validate) continue;
+    for (let i = 0; i < records.length && problems.length < limit; i++) {
+      if (validate(records[i])) continue;
+      const error = validate.errors![0];
+      const path = ['collections', name, String(i), ...error.instancePath.split('/').slice(1)];
+      const missing = error.keyword === 'required' ? String(error.params.missingProperty) : null;
+      if (missing) path.push(missing);
+      problems.push(
+        detail(
+          path,
+          'invalid_type',
+          `the API's ${name} record`,
+          missing ? undefined : valueAt(records[i], error.instancePath),
+          `${path.join('.')} ${missing ? 'is missing' : error.message} (record ${String(records[i].id)})`,
+        ),
+      );
+    }
+  }
+  return problems;
+}
+
+/** The value at a JSON pointer of `record` (for the problem's `received`). */
+function valueAt(record: unknown, pointer: string): unknown {
+  let value = record;
+  for (const key of pointer.split('/').slice(1)) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[key.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  return value;
+}
+
 /** The first `limit` problems with the shape of an import's records, each under `collections.<name>.<index>.<field>`. */
 export function importShapeProblems(
   collections: Readonly<Record<string, ReadonlyArray<Record<string, unknown>> | undefined>>,
@@ -133,5 +221,6 @@ export function importShapeProblems(
       }
     }
   }
-  return problems;
+  // The fields the emulator reads first, by name; then, where those hold, each record against its resource.
+  return problems.length > 0 ? problems : resourceProblems(collections, problems, limit);
 }

@@ -131,3 +131,75 @@ test("a repository file's addedBy that is not a user or an instance is refused; 
     }),
   ]);
 });
+
+test('records the API could not answer are refused with the field named, from a real export: a plugin without its description, an attempt that is no object, a message without its fields', async () => {
+  const plugin = await call(emu.url, 'POST', '/api/plugins', {
+    token: emu.token!,
+    body: { orgId: emu.orgId, name: 'real', type: 'APP' },
+  });
+  expect(plugin.status).toBe(201);
+  const res = await adminCall(emu, 'GET', '/_emulator/export');
+  // The export answers in the API's envelope; its data is the file `emulator export` writes.
+  const good = res.body.data as {
+    collections: Record<string, Array<Record<string, unknown>>>;
+  };
+  const before = await exported(emu);
+  const edited = (edit: (c: typeof good.collections) => void) => {
+    const copy = structuredClone(good);
+    edit(copy.collections);
+    return JSON.stringify(copy);
+  };
+  const stamp = { createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' };
+  const cases: Array<[string, string]> = [
+    [
+      edited((c) => {
+        delete c.plugins.find((p) => p.id === plugin.body.data.id)!.description;
+      }),
+      'description is missing',
+    ],
+    [
+      edited((c) => {
+        c.deliveries = [
+          {
+            id: 'dlv_1',
+            pluginId: plugin.body.data.id,
+            orgId: emu.orgId,
+            eventId: 'evt_1',
+            status: 'failed',
+            attempts: [1, null, 'x'],
+            event: {},
+            secret: 'whsec_x',
+            ...stamp,
+          },
+        ];
+      }),
+      'collections.deliveries.0.',
+    ],
+    [
+      edited((c) => {
+        c.conversations = [{ id: 'conv_1', characterId: 'char_x', orgId: emu.orgId, ...stamp }];
+        c.messages = [
+          {
+            id: 'msg_1',
+            conversationId: 'conv_1',
+            sender: 'USER',
+            content: 'hi',
+            attachments: [],
+            isStreaming: false,
+            ...stamp,
+          },
+        ];
+      }),
+      'collections.',
+    ],
+  ];
+  for (const [text, named] of cases) {
+    const refused = await importText(text);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(refused.body.error.message).toContain(named);
+    expect(refused.body.error.message).toMatch(/\(record [^)]+\)/);
+  }
+  expect(await exported(emu)).toEqual(before);
+  // The export itself imports, so the check holds every record the emulator writes.
+  expect((await importText(JSON.stringify(good))).status).toBe(200);
+});
