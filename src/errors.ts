@@ -1,3 +1,5 @@
+import { ProjectPathError } from './shared/project-file.js';
+
 /** Exit codes, documented in docs/exit-codes.md. */
 export const EXIT = {
   OK: 0,
@@ -27,4 +29,10 @@ export class UserError extends Error {
   ) {
     super(message);
   }
+}
+
+/** Rethrows a path the project-file rule refused (src/shared/project-file.ts) as a usage error naming the problem and the fix; anything else as it is. */
+export function refusedPath(error: unknown): never {
+  if (error instanceof ProjectPathError) throw new UserError(`${error.message}: ${error.fix}`);
+  throw error;
 }

@@ -118,6 +118,19 @@ export async function deployManifest(
     ? portFromEnvironment(manifest, request.environment ?? process.env)
     : undefined;
   const warnings: string[] = [];
+  // This machine's record of a deploy to the platform; a config dir it cannot write (a read-only home in CI) costs a
+  // question at the next deploy, never this deploy.
+  const recordHere = async (pluginId: string): Promise<string | undefined> => {
+    try {
+      return await recordDeployFromHere(manifestPath, found.key, pluginId);
+    } catch (error) {
+      if (warnings.length === 0)
+        warnings.push(
+          `could not record this deploy in ${deploysDir()} (${(error as Error).message}): the next deploy from this folder asks about plugin ${pluginId} again`,
+        );
+      return undefined;
+    }
+  };
   const record = async (pluginId: string, applied = known?.applied): Promise<void> => {
     if (request.record === false) return;
     const recordId = identity.storeId ? undefined : await recordHere(pluginId);
@@ -132,19 +145,6 @@ export async function deployManifest(
       applied: applied ?? { plugin: {}, actions: {}, externalEvents: {} },
     });
     await writeProjectState(manifestPath, state);
-  };
-  // This machine's record of a deploy to the platform; a config dir it cannot write (a read-only home in CI) costs a
-  // question at the next deploy, never this deploy.
-  const recordHere = async (pluginId: string): Promise<string | undefined> => {
-    try {
-      return await recordDeployFromHere(manifestPath, found.key, pluginId);
-    } catch (error) {
-      if (warnings.length === 0)
-        warnings.push(
-          `could not record this deploy in ${deploysDir()} (${(error as Error).message}): the next deploy from this folder asks about plugin ${pluginId} again`,
-        );
-      return undefined;
-    }
   };
   const unchanged = {
     manifest,

@@ -3,12 +3,11 @@ import { relative } from 'node:path';
 import {
   EMULATOR_FOLDER,
   isEmulatorFile,
-  ProjectPathError,
   resolveExistingInside,
   resolveWritableInside,
   writeProjectFile,
 } from '../shared/project-file.js';
-import { UserError } from '../errors.js';
+import { refusedPath, UserError } from '../errors.js';
 import type { ScenarioResult } from '../scenario/run.js';
 import type { Connection } from './connection.js';
 
@@ -21,12 +20,6 @@ export function projectOf(connection: Connection): string {
       'scenarios belong to a project: run the server in the folder holding plugsmith.json (or pass --emulator <folder>)',
     );
   return connection.project;
-}
-
-/** A ProjectPathError (or a path under .plugsmith/) as a UserError naming the path, the problem and the fix. */
-function refused(error: unknown): never {
-  if (error instanceof ProjectPathError) throw new UserError(`${error.message}: ${error.fix}`);
-  throw error;
 }
 
 /** The emulator's own files (its storage secret, its store) are never an MCP tool's to read or write. */
@@ -43,7 +36,7 @@ function refusePrivate(project: string, real: string, path: string): void {
  */
 export async function existingInProject(project: string, path: string): Promise<string> {
   const root = await realpath(project);
-  const real = await resolveExistingInside(root, path, { label: 'the path' }).catch(refused);
+  const real = await resolveExistingInside(root, path, { label: 'the path' }).catch(refusedPath);
   refusePrivate(root, real, path);
   return real;
 }
@@ -54,14 +47,14 @@ export async function existingInProject(project: string, path: string): Promise<
  */
 export async function writableInProject(project: string, path: string): Promise<string> {
   const root = await realpath(project);
-  const target = await resolveWritableInside(root, path, { label: 'output' }).catch(refused);
+  const target = await resolveWritableInside(root, path, { label: 'output' }).catch(refusedPath);
   refusePrivate(root, target, path);
   return target;
 }
 
 /** Writes `data` at `target` (from writableInProject), replacing a link planted at its name instead of following it. */
 export async function writeInProject(project: string, target: string, data: string): Promise<void> {
-  await writeProjectFile(await realpath(project), target, data).catch(refused);
+  await writeProjectFile(await realpath(project), target, data).catch(refusedPath);
 }
 
 /** A scenario's result for an agent: the step labels, failures and errors quote messages and answers, so they are untrusted. */

@@ -3,9 +3,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { EXIT, UserError } from '../errors.js';
+import { EXIT, refusedPath, UserError } from '../errors.js';
 import { cacheDir } from '../config/paths.js';
-import { ProjectPathError, resolveWritableInside } from '../shared/project-file.js';
+import { resolveWritableInside } from '../shared/project-file.js';
 
 /** The file `npm publish` writes into dist/ (through `.ci/pack.js`): the running plugsmith is a registry release. */
 const RELEASE_MARK = 'dist/release.json';
@@ -37,11 +37,7 @@ export async function plugsmithDependency(
   // vendor/ may come with a cloned folder (`init . --force`): a vendor/ that links out of the project is refused.
   const target = await resolveWritableInside(projectDir, vendored, {
     label: 'the vendored plugsmith',
-  }).catch((error: unknown) => {
-    if (error instanceof ProjectPathError)
-      throw new UserError(`${error.message}: ${error.fix}`, EXIT.USAGE);
-    throw error;
-  });
+  }).catch(refusedPath);
   await packCached(root, version, dirname(target));
   if (!existsSync(join(projectDir, vendored)))
     throw new Error(`npm pack did not write ${vendored} into ${projectDir}`);

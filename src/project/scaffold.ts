@@ -2,12 +2,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UserError, EXIT } from '../errors.js';
+import { refusedPath, UserError, EXIT } from '../errors.js';
 import { plugsmithDependency } from './dependency.js';
 import { SCOPES, type PluginType } from '#contract';
 import { PLUGIN_EVENTS, TEMPLATES } from './plugin-types.js';
 import { outputPath, renderTemplate } from './render.js';
-import { ProjectPathError, writeProjectFile } from '../shared/project-file.js';
+import { writeProjectFile } from '../shared/project-file.js';
 import { LANGUAGES, type Language } from './languages.js';
 
 /** What a generated project is made of: the wizard's answers, or the flags. */
@@ -231,13 +231,7 @@ const PYTHON_SCHEMAS = ['plugsmith.schema.json', 'scenario.schema.json'];
  * links out of the project is refused and a link at the file's name is replaced, never followed.
  */
 async function writeInside(dir: string, target: string, data: string | Uint8Array): Promise<void> {
-  try {
-    await writeProjectFile(dir, target, data, { label: "init's file" });
-  } catch (error) {
-    if (error instanceof ProjectPathError)
-      throw new UserError(`${error.message}: ${error.fix}`, EXIT.USAGE);
-    throw error;
-  }
+  await writeProjectFile(dir, target, data, { label: "init's file" }).catch(refusedPath);
 }
 
 /** Writes a plugin project: `templates/common/`, then `templates/<type>/` (whose files win), placeholders filled. */

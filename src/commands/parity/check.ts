@@ -2,9 +2,9 @@ import { stat } from 'node:fs/promises';
 import { dirname, basename, resolve } from 'node:path';
 import type { CommandInput, RunCommand } from '../types.js';
 import { settingsFor, timeoutMsOf } from '../context.js';
-import { UserError, ExitWith, EXIT } from '../../errors.js';
+import { refusedPath, UserError, ExitWith, EXIT } from '../../errors.js';
 import { printResult } from '../../ui/output.js';
-import { ProjectPathError, readProjectFile } from '../../shared/project-file.js';
+import { readProjectFile } from '../../shared/project-file.js';
 import { askedEmulator } from '../../config/emulators.js';
 import { parityFileProblems, type ParityFile } from '../../parity/format.js';
 import { runProbe, type ProbeTarget } from '../../parity/probe.js';
@@ -25,22 +25,15 @@ const MAX_FILE_BYTES = 8 * 1024 * 1024;
 /** A JSON file of the check (the parity file, the event shapes), parsed; `missing` says how to make one. */
 async function readJsonFile(given: string, label: string, missing: string): Promise<unknown> {
   const path = resolve(process.cwd(), given);
-  let raw: Buffer;
   const exists = await stat(path).then(
     () => true,
     (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
   );
   if (!exists) throw new UserError(`no ${label} ${given}: ${missing}`, EXIT.NOT_FOUND);
-  try {
-    raw = await readProjectFile(dirname(path), basename(path), {
-      maxBytes: MAX_FILE_BYTES,
-      label: `the ${label}`,
-    });
-  } catch (error) {
-    if (error instanceof ProjectPathError)
-      throw new UserError(`${error.message}: ${error.fix}`, EXIT.USAGE);
-    throw error;
-  }
+  const raw = await readProjectFile(dirname(path), basename(path), {
+    maxBytes: MAX_FILE_BYTES,
+    label: `the ${label}`,
+  }).catch(refusedPath);
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch (error) {

@@ -5,9 +5,9 @@ import { withClient } from '../context.js';
 import { fetchRemote } from '../../manifest/apply.js';
 import { MANAGED_FIELDS } from '../../manifest/plan.js';
 import { pluginOfProject } from '../../dev/project-plugin.js';
-import { UserError, EXIT } from '../../errors.js';
+import { refusedPath, UserError, EXIT } from '../../errors.js';
 import { note, printResult } from '../../ui/output.js';
-import { ProjectPathError, writeFileReplacingLink } from '../../shared/project-file.js';
+import { writeFileReplacingLink } from '../../shared/project-file.js';
 
 interface PullOptions {
   plugin?: string;
@@ -43,13 +43,7 @@ const pull: RunCommand<PullOptions & TargetFlags> = async (input) => {
       actions: remote.actions.map((a) => pick(a, MANAGED_FIELDS.actions)),
       externalEvents: remote.externalEvents.map((e) => pick(e, MANAGED_FIELDS.externalEvents)),
     };
-    await writeFileReplacingLink(out, JSON.stringify(manifest, null, 2) + '\n').catch(
-      (error: unknown) => {
-        if (error instanceof ProjectPathError)
-          throw new UserError(`${error.message}: ${error.fix}`, EXIT.USAGE);
-        throw error;
-      },
-    );
+    await writeFileReplacingLink(out, JSON.stringify(manifest, null, 2) + '\n').catch(refusedPath);
     printResult(
       input.io,
       input.global,
