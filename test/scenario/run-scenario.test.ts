@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runScenario, ScenarioFileError } from '../../src/emulator-entry.js';
-import { tempDir } from '../kit/index.js';
+import { admin, tempDir } from '../kit/index.js';
 import { emulatorAndClient, serveEchoPlugin } from '../kit/plugin-server.js';
 
 // `runScenario` as plugsmith/emulator exports it, in a plugin author's TypeScript test: an
@@ -118,6 +118,32 @@ describe('runScenario from plugsmith/emulator', () => {
       expect(failure.link).toBeUndefined();
     }
     expect(asked.steps[2].failures[0].link).toContain('/_emulator/dashboard/#/deliveries/dlv_');
+  });
+
+  test('a conversation with a character of no agent: its result says agentId null, not the text "null"', async () => {
+    const { emu, pluginId } = await setUp();
+    const character = await admin(emu).data('POST', '/_emulator/characters', {
+      orgId: emu.orgId,
+      name: 'Loner',
+    });
+    expect(character.agentId).toBeNull();
+    const result = await runScenario(
+      {
+        name: 'no agent',
+        steps: [
+          { id: 'conv', conversation: { character: character.id } },
+          { message: { conversation: '${conv.id}', text: 'agent ${conv.agentId}' } },
+        ],
+      },
+      { emulator: emu, pluginId },
+    );
+    expect(result.steps[0].result).toEqual({
+      id: expect.stringMatching(/^conv_/),
+      characterId: character.id,
+      agentId: null,
+    });
+    // Inside a text, the reference reads as JSON's null, as a whole-string one keeps the value.
+    expect(result.steps[1]).toMatchObject({ ok: true });
   });
 
   test('a bad scenario throws ScenarioFileError with every problem, before anything runs', async () => {

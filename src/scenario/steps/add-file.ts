@@ -28,7 +28,7 @@ export const addFileStep: StepModule<'addFile'> = {
     const repository = await client.repositories.get(step.repository);
     const fileId = await uploadRepositoryFile(client, {
       repositoryId: step.repository,
-      orgId: String(repository.orgId),
+      orgId: repository.orgId,
       fileName: step.name,
       contentType,
       bytes,

@@ -31,7 +31,7 @@ async function characterOf(
   if (context.remote && step.character !== undefined) return { id: step.character, agentId: null };
   if (step.character !== undefined) {
     const character = await characters.get(step.character);
-    return { id: character.id, agentId: String(character.agentId) };
+    return { id: character.id, agentId: character.agentId };
   }
   let agentId = step.agent;
   if (!agentId) {
