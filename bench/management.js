@@ -1,6 +1,6 @@
-// The management API's budgets: GET by id at least half of a bare fastify's rate (a floor, not a
-// target), a marketplace page, and durable creates (emulator start and CLI cold start have suites
-// of their own: start.js, cli.js).
+// The management API's reads: GET by id at least half of a bare fastify's rate (a floor, not a
+// target) and a marketplace page (durable creates, emulator start and CLI cold start have suites of
+// their own: creates.js, start.js, cli.js).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { request } from 'undici';
 import { ALL_CPUS, load, median, pinSelf, pinning, root, startServer } from './lib.js';
 
-function populate(dataDir, count) {
+export function populate(dataDir, count) {
   execFileSync(
     process.execPath,
     [join(root, 'bench/servers/populate.js'), dataDir, String(count)],
@@ -108,35 +108,6 @@ export default async function management({ duration, quick }) {
     pinSelf(ALL_CPUS);
     await emu.stop();
     await bare.stop();
-
-    // Durable creates at 10,000 and 100,000 stored plugins.
-    for (const size of quick ? [10_000] : [10_000, 100_000]) {
-      const dir = await tempDir();
-      populate(dir, size);
-      const e = await startServer('emulator.js', [dir]);
-      const body = JSON.stringify({
-        name: 'created',
-        type: 'APP',
-        orgId: e.orgId,
-        tags: ['x'],
-        isPublic: true,
-      });
-      const create = await load({
-        url: `${e.url}/api/plugins`,
-        method: 'POST',
-        headers: { authorization: e.token, 'content-type': 'application/json' },
-        body,
-        duration,
-      });
-      rows.push({
-        name: `POST /api/plugins durable (${size / 1000}k stored)`,
-        ...create,
-        ratio: create.rps / baseline.rps,
-        target: '>= 5,000/s',
-      });
-      await e.stop();
-    }
-    // Emulator start with 100,000 stored plugins is the `start` suite; CLI cold start the `cli` suite.
   } finally {
     pinSelf(ALL_CPUS);
     for (const d of dirs) await rm(d, { recursive: true, force: true });

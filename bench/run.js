@@ -1,6 +1,6 @@
 // `npm run bench [-- SUITE...] [--quick] [--duration S]`: runs benchmark suites, prints one table,
 // and saves the figures as JSON under bench/results/. Without a suite name it runs the budget suites
-// (cli, start, miniflare, delivery, plugin-output): each budget row says whether the budget held, and a missed budget makes
+// (cli, start, miniflare, delivery, creates, plugin-output): each budget row says whether the budget held, and a missed budget makes
 // the exit code 1. `--only a,b` still names suites too.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,13 +18,14 @@ const { values, positionals } = parseArgs({
 });
 
 /** The budgets a person feels (issue 34): what `npm run bench` runs by default. */
-const BUDGET_SUITES = ['cli', 'start', 'miniflare', 'delivery', 'plugin-output'];
+const BUDGET_SUITES = ['cli', 'start', 'miniflare', 'delivery', 'creates', 'plugin-output'];
 
 const suites = {
   cli: () => import('./cli.js'),
   start: () => import('./start.js'),
   miniflare: () => import('./miniflare.js'),
   delivery: () => import('./delivery.js'),
+  creates: () => import('./creates.js'),
   'big-store': () => import('./big-store.js'),
   management: () => import('./management.js'),
   uploads: () => import('./uploads.js'),
