@@ -33,6 +33,8 @@ const files = [
   // The tests, but this file: its examples name private files on purpose.
   ...sources(join(root, 'test')).filter((file) => file !== import.meta.filename),
   join(root, 'tsup.config.ts'),
+  join(root, 'vitest.config.ts'),
+  join(root, 'vitest.quick.config.ts'),
 ];
 
 /** A call of the require function createRequire makes, made at once: `createRequire(import.meta.url)('…')`. */
@@ -110,6 +112,29 @@ describe('public APIs only', () => {
       .filter((file) => flags.test(readFileSync(file, 'utf8')))
       .map((file) => relative(root, file));
     expect(setting).toEqual([]);
+  });
+
+  test('the test workers start with no Node flag: a flag there would hold for every file of the run', () => {
+    // Where a worker-wide flag would go: the vitest configurations (a pool's `execArgv`, or NODE_OPTIONS
+    // in the workers' env) and the scripts that start the run.
+    const configs = ['vitest.config.ts', 'vitest.quick.config.ts'].map((name) => ({
+      name,
+      text: readFileSync(join(root, name), 'utf8'),
+    }));
+    const scripts = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts as Record<
+      string,
+      string
+    >;
+    const workerFlag =
+      /execArgv|NODE_OPTIONS|--expose[-_]gc|--(?:no-)?(?:allow|experimental|harmony)\b/;
+    expect(configs.filter(({ text }) => workerFlag.test(text)).map(({ name }) => name)).toEqual([]);
+    expect(
+      Object.entries(scripts)
+        .filter(([name, line]) => name.startsWith('test') && workerFlag.test(line))
+        .map(([name]) => name),
+    ).toEqual([]);
+    // The check reads what it should: a config naming a worker flag would fail it.
+    expect(workerFlag.test("poolOptions: { forks: { execArgv: ['--expose-gc'] } }")).toBe(true);
   });
 
   test('nothing imports, requires or resolves a file another package does not offer', () => {
