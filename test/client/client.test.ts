@@ -191,14 +191,6 @@ const rows: Row[] = [
     { name: 'n', pluginId: 'p', events: ['E'], scopes: ['S'] },
   ],
   [
-    'dataProviders.add',
-    (c) =>
-      c.dataProviders.add('repo_1', { name: 'n', pluginId: 'p', events: ['E'], scopes: ['S'] }),
-    'POST',
-    '/api/repositories/repo_1/data-providers',
-    { name: 'n', pluginId: 'p', events: ['E'], scopes: ['S'] },
-  ],
-  [
     'dataProviders.list',
     (c) => c.dataProviders.list('repo_1'),
     'GET',
@@ -219,14 +211,6 @@ const rows: Row[] = [
     { name: 'n', pluginId: 'p', events: [], scopes: [] },
   ],
   [
-    'agentPlugins.attach',
-    (c) =>
-      c.agentPlugins.attach('agent_nova', { name: 'n', pluginId: 'p', events: [], scopes: [] }),
-    'POST',
-    '/api/agents/agent_nova/plugins',
-    { name: 'n', pluginId: 'p', events: [], scopes: [] },
-  ],
-  [
     'agentPlugins.list',
     (c) => c.agentPlugins.list('agent_nova'),
     'GET',
@@ -241,13 +225,6 @@ const rows: Row[] = [
   [
     'appPlugins.install',
     (c) => c.appPlugins.install('app_1', { name: 'n', pluginId: 'p', events: [], scopes: [] }),
-    'POST',
-    '/api/apps/app_1/plugins',
-    { name: 'n', pluginId: 'p', events: [], scopes: [] },
-  ],
-  [
-    'appPlugins.attach',
-    (c) => c.appPlugins.attach('app_1', { name: 'n', pluginId: 'p', events: [], scopes: [] }),
     'POST',
     '/api/apps/app_1/plugins',
     { name: 'n', pluginId: 'p', events: [], scopes: [] },

@@ -106,25 +106,4 @@ describe.each(KINDS)('on a %s', (kind) => {
     const after = await installsOn(client, kind).list(entityId);
     expect(after.data.map((i) => i.id)).not.toContain(instance.id);
   });
-
-  test('the deprecated name installs the same way', async () => {
-    const withOrg =
-      kind === 'APP' ? { ...body(kind, 'via alias'), orgId: emu.orgId! } : body(kind, 'via alias');
-    const instance =
-      kind === 'REPOSITORY'
-        ? await client.dataProviders.add(entityId, withOrg)
-        : kind === 'AGENT'
-          ? await client.agentPlugins.attach(entityId, withOrg)
-          : await client.appPlugins.attach(entityId, withOrg);
-    expect(instance.entityType).toBe(kind);
-    const listed = await installsOn(client, kind).list(entityId);
-    expect(listed.data.map((i) => i.id)).toContain(instance.id);
-    await installsOn(client, kind).remove(entityId, instance.id);
-  });
-});
-
-test('the aliases are the install call itself', () => {
-  expect(client.dataProviders.add).toBe(client.dataProviders.install);
-  expect(client.agentPlugins.attach).toBe(client.agentPlugins.install);
-  expect(client.appPlugins.attach).toBe(client.appPlugins.install);
 });

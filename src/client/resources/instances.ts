@@ -28,12 +28,7 @@ export type InstancesResource = ReturnType<typeof instancesOn>;
 
 /** Data-provider instances on repositories, under `/api/repositories/:repositoryId/data-providers`. */
 export function dataProvidersResource(api: Api) {
-  const resource = instancesOn(api, 'REPOSITORY');
-  return {
-    ...resource,
-    /** @deprecated Use `install` (the same call): kept because docs/client.md names it for code written against 0.x. */
-    add: resource.install,
-  };
+  return instancesOn(api, 'REPOSITORY');
 }
 
 /** Plugin instances on agents (event handlers) or apps, under `/api/{agents,apps}/:entityId/plugins`. */
@@ -41,12 +36,7 @@ export function entityPluginsResource(
   api: Api,
   entityType: Exclude<InstanceEntityType, 'REPOSITORY'>,
 ) {
-  const resource = instancesOn(api, entityType);
-  return {
-    ...resource,
-    /** @deprecated Use `install` (the same call): kept because docs/client.md names it for code written against 0.x. */
-    attach: resource.install,
-  };
+  return instancesOn(api, entityType);
 }
 
 export type DataProvidersResource = ReturnType<typeof dataProvidersResource>;
