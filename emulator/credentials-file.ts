@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Seed } from './seed.js';
-import { writePrivateFile } from '../src/shared/private-file.js';
+import { writePrivateFile } from '#shared/private-file';
 import { StoreError } from './store/record.js';
 
 const FILE = 'seed.json';

@@ -30,7 +30,7 @@ import {
   type DeliveryView,
 } from './webhooks/delivery-service.js';
 import { resolveDeliveryOptions, type DeliveryOptions } from './webhooks/options.js';
-import { checkFaultSeed, parseFaultProfile, profileIsOn } from '../src/shared/fault-profile.js';
+import { checkFaultSeed, parseFaultProfile, profileIsOn } from '#shared/fault-profile';
 import { Messaging, type MessagingOptions } from './messaging/messaging.js';
 import { checkStreamBufferLimits } from './messaging/conversation-streams.js';
 import type { OpenAiEngineOptions } from './messaging/characters/index.js';
@@ -60,7 +60,7 @@ export {
   FaultProfileError,
   parseFaultProfile,
   FAULT_PROFILE_SYNTAX,
-} from '../src/shared/fault-profile.js';
+} from '#shared/fault-profile';
 export type { FaultMark, FaultProfile, FaultSettings } from '#contract';
 export type { MessagingOptions } from './messaging/messaging.js';
 export type { StreamBufferLimits } from './messaging/conversation-streams.js';

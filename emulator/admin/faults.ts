@@ -6,7 +6,7 @@ import {
   FAULT_PROFILE_SYNTAX,
   FaultProfileError,
   parseFaultProfile,
-} from '../../src/shared/fault-profile.js';
+} from '#shared/fault-profile';
 import { typed, type RouteOptions } from '../api/common.js';
 import { FaultSettingsSchema, FaultsUpdateSchema, Ok, errorResponses } from '#contract';
 import { ADMIN_ONLY, type AdminDeps } from './common.js';

@@ -1,5 +1,5 @@
 import type { DeliveryAttempt, PluginOutputLine } from '#contract';
-import type { NumberedLine } from '../../src/shared/plugin-output.js';
+import type { NumberedLine } from '#shared/plugin-output';
 
 /**
  * A line read up to this long after an attempt's answer still counts as written before it: plugsmith reads the plugin's

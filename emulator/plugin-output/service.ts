@@ -7,7 +7,7 @@ import {
   cleanLine,
   type NumberedLine,
   type OutputLine,
-} from '../../src/shared/plugin-output.js';
+} from '#shared/plugin-output';
 import type { PluginOutputPage } from '#contract';
 import { linkOutput } from './link.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writePrivateFile } from '../../src/shared/private-file.js';
+import { writePrivateFile } from '#shared/private-file';
 
 const FILE = 'store-id';
 const PATTERN = /^st_[0-9a-z]{20}$/;

@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import { webhookHeaders } from '../../src/shared/webhooks/signing.js';
+import { webhookHeaders } from '#shared/webhooks/signing';
 import type { DeliveryAttempt } from '../model.js';
 import { nowIso } from '../store/ids.js';
 

@@ -1,4 +1,4 @@
-import { challengeAnswerProblem } from '../../src/shared/webhooks/challenge.js';
+import { challengeAnswerProblem } from '#shared/webhooks/challenge';
 import type { AttemptOutcome } from './attempt.js';
 
 /** Why a WEBHOOK_CHALLENGE answer does not verify the webhook, or null when it does (a 2xx echoing the value, as JSON or text). */

@@ -1,9 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  createWebhookEvent,
-  LIFECYCLE_EVENTS,
-  type WebhookEvent,
-} from '../../src/shared/webhooks/events.js';
+import { createWebhookEvent, LIFECYCLE_EVENTS, type WebhookEvent } from '#shared/webhooks/events';
 import { newId, nowIso } from '../store/ids.js';
 import type {
   DeliveryAttemptNotice,
@@ -22,7 +18,7 @@ import type {
 } from '../model.js';
 import { presentDelivery, type DeliveryLog, type DeliveryView } from './delivery-service.js';
 import { FaultInjector } from './fault-injector.js';
-import { emptyProfile } from '../../src/shared/fault-profile.js';
+import { emptyProfile } from '#shared/fault-profile';
 import { challengeProblem } from './challenge.js';
 import { CHALLENGE_NOT_RESENT, DeliveryEngine } from './delivery-engine.js';
 import {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FaultMark, FaultProfile, FaultSettings } from '#contract';
-import { formatFaultProfile, profileIsOn } from '../../src/shared/fault-profile.js';
+import { formatFaultProfile, profileIsOn } from '#shared/fault-profile';
 import { FaultDraws, newFaultSeed } from './fault-draws.js';
 
 /** The faults drawn for one attempt, before it is sent. */

@@ -1,4 +1,4 @@
-import { generateWebhookSecret } from '../../../src/shared/webhooks/signing.js';
+import { generateWebhookSecret } from '#shared/webhooks/signing';
 import { newId, nowIso } from '../../store/ids.js';
 import type { PluginRecord } from '../../model.js';
 import type { WebhookSecretRotation } from '#contract';

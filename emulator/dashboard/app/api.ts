@@ -1,4 +1,4 @@
-import { SseParser, type ServerSentEvent } from '../../../src/shared/http/sse.js';
+import { SseParser, type ServerSentEvent } from '#shared/http/sse';
 import type { Workspace } from '#contract/dashboard';
 
 /**

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { createAgent, request } from '../../../src/shared/http/undici.js';
+import { createAgent, request } from '#shared/http/undici';
 import { ReplyEngineError, abortedError } from './errors.js';
 import { SseParser } from './sse.js';
 import type { ReplyEngine, ReplyRequest } from './types.js';

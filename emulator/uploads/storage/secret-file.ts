@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writePrivateFile } from '../../../src/shared/private-file.js';
+import { writePrivateFile } from '#shared/private-file';
 import { StoreError } from '../../store/record.js';
 
 /** The file of a data dir that keeps the key of the embedded store's URL signatures. */

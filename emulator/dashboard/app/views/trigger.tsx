@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { Delivery, ExternalEvent, Plugin, PluginInstance } from '#contract';
 import { EVENT_DATA_SCHEMAS } from '#contract/events';
 import { LIFECYCLE_EVENTS, type EventKind } from '#contract/enums';
-import { fill, SAMPLE_EVENTS } from '../../../../src/shared/sample-events/index.js';
+import { fill, SAMPLE_EVENTS } from '#shared/sample-events/index';
 import { ApiFailure, call, currentWorkspace } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
 import { checkSchema, type SchemaProblem } from '../json-schema-check.js';
