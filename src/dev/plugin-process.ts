@@ -18,6 +18,8 @@ interface PluginProcessOptions {
    * Default: one built from `env` (PLUGSMITH_BASE_URL, PLUGSMITH_PLUGIN_ID), closed at stop().
    */
   output?: PluginOutputCapture;
+  /** The delay before the first restart after an exit; it doubles with each quick exit, up to 10 s. Default: 0.5 s. */
+  firstRestartDelayMs?: number;
   onStart: (pid: number | undefined) => void;
   /** The plugin stopped on its own; `restartInMs` says when it is started again. */
   onExit: (info: {
@@ -27,7 +29,7 @@ interface PluginProcessOptions {
   }) => void;
 }
 
-const FIRST_DELAY_MS = 500;
+const FIRST_RESTART_DELAY_MS = 500;
 /** A start that lasted this long resets the backoff. */
 const STABLE_AFTER_MS = 10_000;
 const MAX_DELAY_MS = 10_000;
@@ -103,7 +105,8 @@ export class PluginProcess {
       if (this.stopping) return;
       const stable = Date.now() - this.startedAt >= STABLE_AFTER_MS;
       this.failures = stable ? 1 : this.failures + 1;
-      const restartInMs = Math.min(FIRST_DELAY_MS * 2 ** (this.failures - 1), MAX_DELAY_MS);
+      const firstDelayMs = this.options.firstRestartDelayMs ?? FIRST_RESTART_DELAY_MS;
+      const restartInMs = Math.min(firstDelayMs * 2 ** (this.failures - 1), MAX_DELAY_MS);
       this.options.onExit({ code, signal, restartInMs });
       this.restartTimer = setTimeout(() => this.start(), restartInMs);
     });

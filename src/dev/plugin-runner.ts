@@ -36,6 +36,8 @@ interface PluginRunnerOptions {
   env: NodeJS.ProcessEnv;
   launch: () => PluginLaunch;
   report: PluginRunnerReport;
+  /** The delay before the first restart after the plugin exits (PluginProcess; default 0.5 s, doubling). */
+  firstRestartDelayMs?: number;
   /** A process of the plugin started (`restarted`: not the first); the session waits for it to answer. */
   onStart: (restarted: boolean) => void;
   /** The plugin said its port is in use (`EADDRINUSE`, `Address already in use`), or its process exited. */
@@ -176,6 +178,7 @@ export class PluginRunner {
       cwd,
       env,
       output: this.captureFor(launch, env),
+      firstRestartDelayMs: this.options.firstRestartDelayMs,
       onOutput: (line, stream, kept) => {
         report.pluginOutput(line, stream, kept);
         if (PORT_IN_USE.test(line)) this.options.onTrouble?.('port in use');

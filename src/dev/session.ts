@@ -39,6 +39,8 @@ export interface DevOptions
   verifyTimeoutMs: number;
   /** Create the manifest's installs once the webhook is verified. */
   installs: boolean;
+  /** The delay before the plugin is started again after it exits (default 0.5 s, doubling with each quick exit). */
+  firstRestartDelayMs?: number;
 }
 
 /** Where a session tells what happens; the command prints it. */
@@ -107,6 +109,7 @@ export class DevSession {
       cwd: dirname(options.manifestPath),
       env: options.env,
       launch: () => this.launch(),
+      firstRestartDelayMs: options.firstRestartDelayMs,
       report,
       onStart: (restarted) => void this.verifier.started(restarted),
       onTrouble: (what) => void this.onPluginTrouble(what),
