@@ -3,14 +3,13 @@
 // code (it drives the platform through the client), so it joins the emulator here, in the
 // package's entry, and not inside emulator/, which imports nothing of src/ but src/shared/.
 export * from '../emulator/index.js';
+export { runScenario } from './scenario/run.js';
 export {
-  runScenario,
   ScenarioFileError,
   ScenarioInterrupted,
-  type ExpectationFailure,
   type RunScenarioOptions,
-  type ScenarioResult,
-  type StepResult,
-} from './scenario/run.js';
+} from './scenario/options.js';
+export type { ExpectationFailure } from './scenario/context.js';
+export type { ScenarioResult, StepResult } from './scenario/results.js';
 export { validateScenario, type ScenarioProblem } from './scenario/validate.js';
 export { ScenarioRefused, type RunTarget, type UncheckedExpectation } from './scenario/target.js';

@@ -8,7 +8,7 @@ import {
   writeProjectFile,
 } from '../shared/project-file.js';
 import { refusedPath, UserError } from '../errors.js';
-import type { ScenarioResult } from '../scenario/run.js';
+import type { ScenarioResult } from '../scenario/results.js';
 import type { Connection } from './connection.js';
 
 // What the scenario tools share: the project folder their paths are resolved in, and a scenario's result for an agent.

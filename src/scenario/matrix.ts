@@ -1,6 +1,8 @@
 import { randomInt } from 'node:crypto';
 import type { PlatformClient } from '../client/index.js';
-import { runScenario, type RunScenarioOptions, type ScenarioResult } from './run.js';
+import type { RunScenarioOptions } from './options.js';
+import type { ScenarioResult } from './results.js';
+import { runScenario } from './run.js';
 import type { Scenario } from './schema.js';
 
 // `--fault-matrix`: each scenario once clean, then under each fault kind alone, all with one seed,

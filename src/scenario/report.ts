@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import type { PluginOutputLine } from '#contract/plugin-output';
-import type { ScenarioResult, StepResult } from './run.js';
+import type { ScenarioResult, StepResult } from './results.js';
 import { describeTarget, type RunTarget } from './target.js';
 import { retriesSummary } from './retries.js';
 

@@ -1,12 +1,5 @@
-import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  createClient,
-  type ClientOptions,
-  type Delivery,
-  type PlatformClient,
-} from '../client/index.js';
-import type { PluginOutputLine } from '#contract/plugin-output';
+import type { Delivery, PlatformClient } from '../client/index.js';
 import type {
   ExpectationContext,
   ExpectationFailure,
@@ -18,9 +11,10 @@ import type {
 import { checkExpectation, describeExpectation } from './expectations/index.js';
 import { filesBefore } from './expectations/file.js';
 import { watchStep } from './expectations/watch.js';
-import { loadScenarioFile } from './load.js';
+import { clientOf, scenarioOf, ScenarioInterrupted, type RunScenarioOptions } from './options.js';
 import { deliveryOutput, outputCursor, outputSince } from './plugin-output.js';
 import { EnvScrubber, RunReferences } from './references.js';
+import type { ScenarioResult, StepResult } from './results.js';
 import { retriedDeliveries, type RetriedDelivery } from './retries.js';
 import type { Scenario, Step } from './schema.js';
 import { runStep, stepLabel } from './steps/index.js';
@@ -29,10 +23,8 @@ import {
   runTarget,
   ScenarioRefused,
   uncheckableOnRemote,
-  type RunTarget,
   type UncheckedExpectation,
 } from './target.js';
-import { problemText, validateScenario, type ScenarioProblem } from './validate.js';
 
 // The scenario runner: a library function with structured results, used by `plugsmith scenario
 // run`, by `runScenario` of plugsmith/emulator and by whatever else drives scenarios. Every step
@@ -42,148 +34,7 @@ import { problemText, validateScenario, type ScenarioProblem } from './validate.
 // with its kind's module (steps/), checks each expectation with its kind's module (expectations/,
 // which wait on the emulator's streams: expectations/watch.ts) and reports. A failed step skips the
 // rest; an abort ends the run at once; either way the emulator is put back as it was.
-
-export type { ExpectationFailure } from './context.js';
-
-export interface StepResult {
-  index: number;
-  id?: string;
-  kind: Step['kind'];
-  /** The step in words: `message "hi" in conv_1`. */
-  label: string;
-  ok: boolean;
-  /** Not run: an earlier step failed. */
-  skipped: boolean;
-  durationMs: number;
-  /** What `${id.field}` can name. */
-  result: Record<string, unknown>;
-  failures: ExpectationFailure[];
-  /** The step itself could not be done (an API error): its message. */
-  error?: string;
-  /** The deliveries the step caused, by id (none on a remote platform, which shows no delivery log). */
-  deliveries: string[];
-  /** Expectations this target cannot observe (a delivery's status on a remote platform): neither passed nor failed. */
-  unchecked?: UncheckedExpectation[];
-}
-
-export interface ScenarioResult {
-  name: string;
-  file?: string;
-  ok: boolean;
-  durationMs: number;
-  pluginId: string;
-  /** The platform the scenario played on: the emulator, or a remote platform through its public APIs only. */
-  target: RunTarget;
-  steps: StepResult[];
-  /** The fault profile the run was under, and its seed (null: none). */
-  faults: { profile: string; seed: string } | null;
-  /**
-   * The deliveries the plugin refused (not a 2xx, or no answer) and that were tried again: a scenario makes the retry at
-   * once, so a run can pass with them; empty when every delivery was taken at its first attempt.
-   */
-  retried: RetriedDelivery[];
-  /**
-   * What the plugin wrote while the scenario ran (captured by dev or `--start`, at most the newest 1,000 lines): untrusted
-   * text. Absent where the target keeps no plugin output (a plugin plugsmith did not start, a remote platform).
-   */
-  pluginOutput?: PluginOutputLine[];
-}
-
-/** An emulator as `startEmulator()` returns it (its URLs and credentials). */
-export interface EmulatorLike {
-  url: string;
-  messagingUrl: string;
-  token: string | null;
-  apiKey: string | null;
-  adminToken?: string;
-}
-
-/** Where to run: a client, an emulator from `startEmulator()`, or the URLs and credentials to make a client of. */
-export type ScenarioTarget =
-  | { client: PlatformClient; emulator?: undefined }
-  | { emulator: EmulatorLike; client?: undefined }
-  | (Pick<ClientOptions, 'baseUrl' | 'messagingUrl' | 'token' | 'apiKey' | 'adminToken'> & {
-      client?: undefined;
-      emulator?: undefined;
-    });
-
-function clientOf(target: ScenarioTarget): PlatformClient {
-  if (target.client) return target.client;
-  if (target.emulator) {
-    const emu = target.emulator;
-    return createClient({
-      baseUrl: emu.url,
-      messagingUrl: emu.messagingUrl,
-      token: emu.token ?? undefined,
-      apiKey: emu.apiKey ?? undefined,
-      adminToken: emu.adminToken,
-      userAgent: 'plugsmith-scenario',
-    });
-  }
-  const { baseUrl, messagingUrl, token, apiKey, adminToken } = target;
-  return createClient({
-    baseUrl,
-    messagingUrl,
-    token,
-    apiKey,
-    adminToken,
-    userAgent: 'plugsmith-scenario',
-  });
-}
-
-export type RunScenarioOptions = ScenarioTarget & {
-  /** The plugin under test (default: the scenario's `plugin`). */
-  pluginId?: string;
-  /** For `${env.NAME}` of the names the scenario declares (default process.env); values never appear in results. */
-  env?: Record<string, string | undefined>;
-  /** Run the whole scenario under this fault profile (restored afterwards). */
-  faults?: { profile: string; seed?: string };
-  /** Told of each step as it ends. */
-  onStep?: (step: StepResult) => void;
-  /** Default wait of expectations without `withinMs` (default 5000 ms). */
-  defaultWithinMs?: number;
-  /**
-   * Link each failure's delivery in the dashboard. Default: on for a target given by URL or client (a running emulator), off
-   * for `{ emulator }`, which lives in this process and is closed with it (a test's), so the link would lead nowhere.
-   */
-  dashboardLinks?: boolean;
-  /**
-   * The project folder (default: the working directory): every file a scenario names (`addFile.path`) must lie inside it,
-   * links followed, and so must the scenario file's own folder, which relative paths start from.
-   */
-  projectRoot?: string;
-  /**
-   * Aborting it (SIGINT, SIGTERM) ends the run at once: the step under way is left, the emulator's fault profile is set back
-   * and the scenario tag cleared, and runScenario throws {@link ScenarioInterrupted}.
-   */
-  signal?: AbortSignal;
-  /**
-   * Play on a remote platform, through its public APIs only: nothing goes to `/_emulator`. The steps that need the emulator
-   * are refused before anything runs ({@link ScenarioRefused}); expectations only the emulator can observe are reported as
-   * unchecked, never as passed.
-   */
-  remote?: boolean;
-};
-
-/** A run ended by its abort signal, after the emulator was put back as it was (faults, scenario tag). */
-export class ScenarioInterrupted extends Error {
-  constructor(readonly scenario: string) {
-    super(`scenario "${scenario}" was interrupted; the emulator's fault profile was set back`);
-    this.name = 'ScenarioInterrupted';
-  }
-}
-
-/** A scenario file that cannot run: every problem in it. */
-export class ScenarioFileError extends Error {
-  constructor(
-    readonly file: string,
-    readonly problems: ScenarioProblem[],
-  ) {
-    super(
-      `${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${problemText(problems)}`,
-    );
-  }
-}
+// What it is given and the errors for it are options.ts; what it gives, results.ts.
 
 /** Runs one scenario (a file path, a parsed file, or a validated scenario) against an emulator and the plugin; never throws for a failed expectation. */
 export async function runScenario(
@@ -215,27 +66,6 @@ export async function runScenario(
   } finally {
     if (owned) await client.close();
   }
-}
-
-async function scenarioOf(
-  input: string | Scenario | Record<string, unknown>,
-  env: Record<string, string | undefined>,
-): Promise<Scenario> {
-  if (typeof input === 'string') {
-    const loaded = await loadScenarioFile(resolve(input), env);
-    if (!loaded.scenario) throw new ScenarioFileError(input, loaded.problems);
-    return loaded.scenario;
-  }
-  const steps = (input as { steps?: unknown[] }).steps;
-  // Already validated (its steps have a kind): as it is.
-  if (
-    Array.isArray(steps) &&
-    steps.every((s) => typeof (s as Step).kind === 'string' && 'body' in (s as object))
-  )
-    return input as Scenario;
-  const checked = validateScenario(input, env);
-  if (!checked.ok) throw new ScenarioFileError(String(input.name ?? 'scenario'), checked.problems);
-  return checked.scenario;
 }
 
 class Runner {

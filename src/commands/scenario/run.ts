@@ -10,7 +10,7 @@ import { pluginOfProject } from '../../dev/project-plugin.js';
 import type { PlatformClient } from '../../client/index.js';
 import { loadScenarioFile } from '../../scenario/load.js';
 import type { Scenario } from '../../scenario/schema.js';
-import type { ScenarioResult } from '../../scenario/run.js';
+import type { ScenarioResult } from '../../scenario/results.js';
 import type { MatrixCell } from '../../scenario/matrix.js';
 import type { PluginStartError } from '../../scenario/start.js';
 import {

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../../errors.js';
-import type { ScenarioResult } from '../../scenario/run.js';
+import type { ScenarioResult } from '../../scenario/results.js';
 import { retriesSummary } from '../../scenario/retries.js';
 import { pluginIdOf } from '../connection.js';
 import { existingInProject, projectOf, scenarioShape } from '../project.js';
