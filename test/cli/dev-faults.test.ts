@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { expect, onTestFinished, test } from 'vitest';
-import { spawnCli, type CliProcess } from '../kit/cli-process.js';
+import { spawnCli } from '../kit/cli-process.js';
 import { freePort } from '../kit/ports.js';
 
 const WEBHOOKS = pathToFileURL(resolve(import.meta.dirname, '../../dist/webhooks/index.js')).href;
@@ -28,13 +28,6 @@ const MANIFEST = JSON.stringify({
   },
   installs: [{ name: 'on nova', agent: 'agent_nova' }],
 });
-
-async function lineMatching(dev: CliProcess, pattern: RegExp): Promise<string> {
-  for (;;) {
-    const line = await dev.nextLine();
-    if (pattern.test(line)) return line;
-  }
-}
 
 test('dev --faults sets the profile on a running emulator, shows faulted attempts, and turns it off when it stops', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'plugsmith-dev-faults-'));
@@ -84,9 +77,9 @@ test('dev --faults sets the profile on a running emulator, shows faulted attempt
     { cwd: dir, env },
   );
   // The challenge is never faulted; the install's delivery is sent twice, and its line says so.
-  await lineMatching(dev, /WEBHOOK_CHALLENGE\s+delivered {2}HTTP 200/);
-  expect(await lineMatching(dev, /PLUGIN_INSTALLED/)).not.toContain('[fault');
-  expect(await lineMatching(dev, /PLUGIN_INSTALLED/)).toMatch(/attempt 2 {2}\[fault: duplicate\]/);
+  await dev.lineMatching(/WEBHOOK_CHALLENGE\s+delivered {2}HTTP 200/);
+  expect(await dev.lineMatching(/PLUGIN_INSTALLED/)).not.toContain('[fault');
+  expect(await dev.lineMatching(/PLUGIN_INSTALLED/)).toMatch(/attempt 2 {2}\[fault: duplicate\]/);
   expect(dev.stderr()).toContain(
     'fault injection on: duplicate=1 (seed 3; reproduce with --faults-seed 3)',
   );

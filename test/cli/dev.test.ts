@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { expect, onTestFinished, test } from 'vitest';
-import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
+import { runCli, spawnCli } from '../kit/cli-process.js';
 import { json, ok, receiver, runCliInProcess, until } from '../kit/index.js';
 import { freePort } from '../kit/ports.js';
 import { stateFileOf } from '../kit/emulator-state.js';
@@ -38,15 +38,6 @@ const argsSchema = (required: string[]) => ({
   properties: { query: { type: 'string' }, limit: { type: 'integer' } },
   required,
 });
-
-/** Reads stdout lines until one matches. */
-async function lineMatching(dev: CliProcess, pattern: RegExp, seen: string[]): Promise<string> {
-  for (;;) {
-    const line = await dev.nextLine();
-    seen.push(line);
-    if (pattern.test(line)) return line;
-  }
-}
 
 test('dev: emulator, deploy, plugin started and verified, installs, live deliveries, redeploy on change, crash reported and recovered', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'plugsmith-dev-'));
@@ -88,11 +79,10 @@ test('dev: emulator, deploy, plugin started and verified, installs, live deliver
     ],
     { cwd: dir, env },
   );
-  const seen: string[] = [];
 
   // The challenge and the manifest's install show up live, each as one line.
-  await lineMatching(dev, /WEBHOOK_CHALLENGE\s+delivered {2}HTTP 200/, seen);
-  await lineMatching(dev, /PLUGIN_INSTALLED\s+delivered {2}HTTP 200/, seen);
+  await dev.lineMatching(/WEBHOOK_CHALLENGE\s+delivered {2}HTTP 200/);
+  await dev.lineMatching(/PLUGIN_INSTALLED\s+delivered {2}HTTP 200/);
   expect(dev.stderr()).toMatch(
     /deployed Dev loop plugin \(plg_\S+\): create plugin Dev loop plugin/,
   );
@@ -133,7 +123,7 @@ test('dev: emulator, deploy, plugin started and verified, installs, live deliver
     sender: 'CHARACTER',
     content: expect.stringMatching(/^You said: /),
   });
-  expect(await lineMatching(dev, /AGENT_MESSAGE_RECEIVED/, seen)).toMatch(
+  expect(await dev.lineMatching(/AGENT_MESSAGE_RECEIVED/)).toMatch(
     new RegExp(`delivered  HTTP 200  \\d+ms  ${deliveryId}`),
   );
 
@@ -185,7 +175,7 @@ test('dev: emulator, deploy, plugin started and verified, installs, live deliver
     env: cliEnv,
   });
   const refusedId = JSON.parse(refused.stdout).delivery.id;
-  await lineMatching(dev, new RegExp(`AGENT_MESSAGE_RECEIVED.*HTTP 401.*${refusedId}`), seen);
+  await dev.lineMatching(new RegExp(`AGENT_MESSAGE_RECEIVED.*HTTP 401.*${refusedId}`));
   await until('the restart with the new secret', () =>
     dev
       .stderr()
@@ -195,12 +185,10 @@ test('dev: emulator, deploy, plugin started and verified, installs, live deliver
       ? true
       : undefined,
   );
-  await lineMatching(
-    dev,
+  await dev.lineMatching(
     new RegExp(
       `AGENT_MESSAGE_RECEIVED\\s+delivered  HTTP 200  \\d+ms  attempt \\d+  .*${refusedId}`,
     ),
-    seen,
   );
 
   // Killing the plugin is reported; it is restarted and answers again.

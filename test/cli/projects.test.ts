@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
+import { runCli, spawnCli } from '../kit/cli-process.js';
 import { runCliInProcess, until, tempDir, freshMachine } from '../kit/index.js';
 import { freePort } from '../kit/ports.js';
 import { stateFileOf } from '../kit/emulator-state.js';
@@ -44,13 +44,6 @@ async function project(name: string, installs: unknown[] = []): Promise<string> 
   return realpathSync(dir);
 }
 
-async function lineMatching(proc: CliProcess, pattern: RegExp): Promise<string> {
-  for (;;) {
-    const line = await proc.nextLine();
-    if (pattern.test(line)) return line;
-  }
-}
-
 function count(text: string, needle: string): number {
   return text.split(needle).length - 1;
 }
@@ -74,7 +67,7 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
       ['dev', '--cmd', 'node server.js', '--plugin-port', String(await freePort())],
       { cwd: a, env },
     );
-    await lineMatching(devA, /PLUGIN_INSTALLED\s+delivered/);
+    await devA.lineMatching(/PLUGIN_INSTALLED\s+delivered/);
     const stateA = JSON.parse(await readFile(stateFileOf(env.PLUGSMITH_CONFIG_DIR, a), 'utf8'));
     expect(stateA).toMatchObject({ project: a, pid: devA.child.pid });
 
@@ -83,7 +76,7 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
       ['dev', '--cmd', 'node server.js', '--plugin-port', String(await freePort())],
       { cwd: b, env },
     );
-    await lineMatching(devB, /PLUGIN_INSTALLED\s+delivered/);
+    await devB.lineMatching(/PLUGIN_INSTALLED\s+delivered/);
     const stateB = JSON.parse(await readFile(stateFileOf(env.PLUGSMITH_CONFIG_DIR, b), 'utf8'));
     expect(devB.stderr()).not.toContain('using the running emulator');
     expect(devB.stderr()).toContain(
@@ -108,7 +101,7 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
       expect(triggered.code, triggered.stderr).toBe(0);
       const id = JSON.parse(triggered.stdout).delivery.id;
       expect(JSON.parse(triggered.stdout).reply).toMatchObject({ sender: 'CHARACTER' });
-      await lineMatching(dev, new RegExp(`AGENT_MESSAGE_RECEIVED\\s+delivered  HTTP 200.*${id}`));
+      await dev.lineMatching(new RegExp(`AGENT_MESSAGE_RECEIVED\\s+delivered  HTTP 200.*${id}`));
     }
 
     // Both are listed (no credentials); outside any project the most recent (B) is used, or --emulator picks one.
@@ -145,8 +138,7 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
     expect(await devA.stop('SIGINT')).toMatchObject({ code: 0 });
     const again = await run(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: b, env });
     expect(again.code, again.stderr).toBe(0);
-    await lineMatching(
-      devB,
+    await devB.lineMatching(
       new RegExp(
         `AGENT_MESSAGE_RECEIVED\\s+delivered  HTTP 200.*${JSON.parse(again.stdout).delivery.id}`,
       ),
@@ -200,7 +192,7 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
 
     // The defaults (4010/4011): whoever holds them, B's emulator starts, on free ports when needed, and says where.
     const second = spawnCli(['emulator', 'start'], { cwd: b, env });
-    const banner = await lineMatching(second, /management API/);
+    const banner = await second.lineMatching(/management API/);
     const url = /(http:\/\/127\.0\.0\.1:\d+)\/api/.exec(banner)![1];
     expect(url).not.toBe(stateA.url);
     expect(second.stderr()).toMatch(
@@ -324,8 +316,7 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
     expect(triggered.code, triggered.stderr).toBe(0);
     // The plugin dev restarted answers with the token the by-hand install gave (kept in its folder).
     expect(JSON.parse(triggered.stdout).reply, dev.stderr()).toMatchObject({ sender: 'CHARACTER' });
-    await lineMatching(
-      dev,
+    await dev.lineMatching(
       new RegExp(
         `AGENT_MESSAGE_RECEIVED\\s+delivered  HTTP 200.*${JSON.parse(triggered.stdout).delivery.id}`,
       ),

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import type { Emulator } from '../../emulator/index.js';
 import { answerProperly, verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
 import { axeContext, seriousFindings } from './helpers/axe.js';
-import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from '../kit/browser.js';
 import { call, emulator, until } from '../kit/index.js';
 
 // Every view at a phone's width and a wide screen, light and dark: nothing overflows the page

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { axeContext, findingsInBothSchemes } from './helpers/axe.js';
-import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from '../kit/browser.js';
 import { emulator } from '../kit/index.js';
 
 // axe at a phone's width (390 px) on the states the all-views sweep (a11y-layout.test.ts) does not

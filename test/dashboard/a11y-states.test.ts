@@ -2,7 +2,7 @@ import { adminCall, emulator } from '../kit/index.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { install, verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
 import { axeContext, findingsInBothSchemes } from './helpers/axe.js';
-import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard } from '../kit/browser.js';
 
 // axe on the states a person reaches only by doing something: the Import confirmation, an upload
 // refused by its name, a resend with injected faults read under its event (its tags, the event's

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { SESSION_HEADER } from '../../emulator/index.js';
 import { call } from '../kit/http.js';
-import { expectNoConsoleErrors, newContext, openDashboard } from './helpers/browser.js';
+import { expectNoConsoleErrors, newContext, openDashboard } from '../kit/browser.js';
 import { emulator, server } from '../kit/index.js';
 
 // AUDIT (fixed by design): browsers do not keep cookies apart by port, so a session cookie of the

@@ -2,7 +2,7 @@ import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
-import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard } from '../kit/browser.js';
 import { emulator } from '../kit/index.js';
 
 // A plugin name holding a RIGHT-TO-LEFT OVERRIDE (U+202E) must not reverse what the page prints

@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import type { Emulator } from '../../emulator/index.js';
 
 import { axeContext, findingsInBothSchemes } from './helpers/axe.js';
-import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from '../kit/browser.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // The Chat page's conversation list (issue 45): every entry said "Nova" and nothing else, and thirty

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { call } from '../kit/http.js';
-import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from '../kit/browser.js';
 import { emulator } from '../kit/index.js';
 
 const REPLY = "Hi there! I'm Nova, a scripted character in the plugsmith emulator.";

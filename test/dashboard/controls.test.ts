@@ -2,7 +2,7 @@ import { call, adminCall, emulator } from '../kit/index.js';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 
-import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from '../kit/browser.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // What only the CLI could do, from the page: export, import, reset (typed confirmation), fault

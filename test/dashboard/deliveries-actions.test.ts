@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Emulator } from '../../emulator/index.js';
 import { answerProperly, install, verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
-import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from '../kit/browser.js';
 
 // Finding failures and acting on them from the Deliveries view: filters kept in the URL, the
 // Overview's counters as links, retry now and cancel retries, and a bulk resend of a filter.

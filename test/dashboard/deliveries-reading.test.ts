@@ -3,7 +3,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { install, verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
-import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from '../kit/browser.js';
 
 // What the delivery log tells a person at a glance: a retried delivery says after how many
 // attempts (in full, to a screen reader too), the time column has the date on other days, faulted

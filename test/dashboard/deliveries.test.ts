@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { verifyWebhook } from '../../src/shared/webhooks/index.js';
 import { WebhookServer, answerProperly } from '../kit/webhook-server.js';
-import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from '../kit/browser.js';
 
 // The Deliveries and Trigger views in a real Chromium, against a real emulator and a real webhook
 // receiver: what the plugin got is compared with what the page shows and copies.

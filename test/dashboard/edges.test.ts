@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
-import { openDashboard, screenshot } from './helpers/browser.js';
+import { openDashboard, screenshot } from '../kit/browser.js';
 import { emulator } from '../kit/index.js';
 
 // The states that used to be silent or cryptic: an emulator that went away, an unknown page.

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import type { Emulator, Seed } from '../../emulator/index.js';
 import { api, emulator } from '../kit/index.js';
-import { expectNoConsoleErrors, newContext, openDashboard, screenshot } from './helpers/browser.js';
+import { expectNoConsoleErrors, newContext, openDashboard, screenshot } from '../kit/browser.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // An empty list is where a newcomer starts: each one says how records get there, naming the

@@ -2,7 +2,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { install, verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
-import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard } from '../kit/browser.js';
 import { emulator } from '../kit/index.js';
 
 // Where the focus and the scroll go when something opens or closes: a closed delivery gives the

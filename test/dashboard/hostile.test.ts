@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { call } from '../kit/http.js';
-import { newContext, openDashboard, screenshot } from './helpers/browser.js';
+import { newContext, openDashboard, screenshot } from '../kit/browser.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 import { emulator, server } from '../kit/index.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { call } from '../kit/http.js';
 import { verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
-import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from '../kit/browser.js';
 import { emulator } from '../kit/index.js';
 
 const INPUTS_SCHEMA = {

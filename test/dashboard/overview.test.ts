@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { call } from '../kit/http.js';
-import { expectNoConsoleErrors, newContext, openDashboard, screenshot } from './helpers/browser.js';
+import { expectNoConsoleErrors, newContext, openDashboard, screenshot } from '../kit/browser.js';
 import { emulator } from '../kit/index.js';
 
 describe('dashboard: sign-in and the Overview', () => {

@@ -2,7 +2,7 @@ import { adminCall, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { verifiedPlugin, WebhookServer } from '../kit/webhook-server.js';
-import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from '../kit/browser.js';
 
 // The delivery detail shows the plugin's own output beside the attempt it belongs to, above the fold at
 // 1440x900: the lines the plugin wrote while it handled the event (posted as the CLI posts what it captures).

@@ -5,7 +5,7 @@ import { request } from 'undici';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { freePort } from '../kit/ports.js';
-import { expectNoConsoleErrors, newContext, openDashboard } from './helpers/browser.js';
+import { expectNoConsoleErrors, newContext, openDashboard } from '../kit/browser.js';
 import { emulator } from '../kit/index.js';
 
 async function dataDir(): Promise<string> {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 
 import { axeContext, findingsInBothSchemes } from './helpers/axe.js';
-import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from '../kit/browser.js';
 
 // The notice a store change leaves at the top of every page ("The emulator imported a store")
 // can be closed, and stays closed for that change; the next change brings its own (issue 45).

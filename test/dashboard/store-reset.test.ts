@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Emulator } from '../../emulator/index.js';
 import { install, WebhookServer, verifiedPlugin } from '../kit/webhook-server.js';
-import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from '../kit/browser.js';
 
 // A reset or an import replaces the whole store: no view of the dashboard may keep showing (or
 // offer actions on) the records of before.

@@ -4,7 +4,7 @@ import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { tempDir, call } from '../kit/index.js';
 import { freePort } from '../kit/ports.js';
 import { install, WebhookServer, verifiedPlugin } from '../kit/webhook-server.js';
-import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from '../kit/browser.js';
 
 // A restart (the emulator stopped, and started again on the same port and data dir) is a new store
 // as far as an open page knows: records may have changed while it was down. Reset and import have

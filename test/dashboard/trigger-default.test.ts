@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { startEventHandler, type EventHandler } from '../kit/event-handlers.js';
 
-import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard } from '../kit/browser.js';
 import type { Page } from 'playwright-core';
 
 // The Trigger page's defaults, sent to a real plugin that keeps the installation token of each

@@ -2,7 +2,7 @@ import { call, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { WebhookServer, answerProperly } from '../kit/webhook-server.js';
-import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from '../kit/browser.js';
 
 // The Trigger view and a plugin's external events, in a real Chromium against a real emulator and
 // a real webhook receiver. The platform never emits external events to plugins, so the view lists

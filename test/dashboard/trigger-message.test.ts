@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { startEventHandler, type EventHandler } from '../kit/event-handlers.js';
 
-import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard } from '../kit/browser.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // The Trigger page's default AGENT_MESSAGE_RECEIVED payload, sent to a real plugin that answers as

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from '../kit/browser.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 import { emulator } from '../kit/index.js';
 

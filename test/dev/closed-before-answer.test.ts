@@ -61,10 +61,7 @@ describe.each(LANGUAGES)('a generated $language project', ({ code: language }) =
       { cwd: dir, env },
     );
     // dev's stdout: a line per delivery attempt.
-    const attempts: string[] = [];
-    void (async () => {
-      for (;;) attempts.push(await dev.nextLine());
-    })().catch(() => undefined);
+    const attempts = () => dev.stdoutLines();
     await until('dev to be ready', () => /ready: /.test(dev.stderr()), {
       timeoutMs: 90_000,
       explain: () => dev.stderr(),
@@ -92,10 +89,10 @@ describe.each(LANGUAGES)('a generated $language project', ({ code: language }) =
     // dev restarted the plugin; the retry is answered, and its line says nothing of a refused connection either.
     await until(
       'the retry delivered',
-      () => attempts.some((line) => /delivered {2}HTTP 200 .* attempt 2 /.test(line)),
-      { timeoutMs: 60_000, explain: () => `${attempts.join('\n')}\n${dev.stderr()}` },
+      () => attempts().some((line) => /delivered {2}HTTP 200 .* attempt 2 /.test(line)),
+      { timeoutMs: 60_000, explain: () => `${attempts().join('\n')}\n${dev.stderr()}` },
     );
-    expect(attempts.join('\n')).not.toMatch(/connection refused/);
+    expect(attempts().join('\n')).not.toMatch(/connection refused/);
     expect(await dev.stop('SIGINT')).toEqual({ code: 0, signal: null });
   });
 });

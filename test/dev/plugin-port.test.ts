@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, onTestFinished, test } from 'vitest';
-import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
+import { runCli, spawnCli } from '../kit/cli-process.js';
 import { freePort } from '../kit/ports.js';
 import { runCliInProcess, tempDir, freshMachine } from '../kit/index.js';
 
@@ -35,13 +35,6 @@ async function project(name: string, defaultPort: number): Promise<string> {
   return dir;
 }
 
-async function lineMatching(proc: CliProcess, pattern: RegExp): Promise<string> {
-  for (;;) {
-    const line = await proc.nextLine();
-    if (pattern.test(line)) return line;
-  }
-}
-
 test('a second project on the same default plugin port: dev moves its plugin to a free port and deploys with it; deploy without PORT keeps that port', {
   timeout: 150_000,
 }, async () => {
@@ -51,13 +44,13 @@ test('a second project on the same default plugin port: dev moves its plugin to 
   const b = await project('beta', defaultPort);
 
   const devA = spawnCli(['dev', '--cmd', 'node server.js'], { cwd: a, env });
-  await lineMatching(devA, /PLUGIN_INSTALLED\s+delivered/);
+  await devA.lineMatching(/PLUGIN_INSTALLED\s+delivered/);
   expect(devA.stderr()).toContain(`webhook verified: http://127.0.0.1:${defaultPort}/webhook`);
 
   // B on the same defaults: no exit 6, its plugin moves (the next free port), said once. A's dev claimed
   // the port (port-claims.ts), so that is what B names.
   const devB = spawnCli(['dev', '--cmd', 'node server.js'], { cwd: b, env });
-  await lineMatching(devB, /PLUGIN_INSTALLED\s+delivered/);
+  await devB.lineMatching(/PLUGIN_INSTALLED\s+delivered/);
   const moved =
     /the plugin's port (\d+) is claimed by another `plugsmith dev` in .* \(pid \d+, its claim .*plugin-ports.*\.json\): the plugin gets PORT=(\d+) instead/.exec(
       devB.stderr(),
@@ -81,7 +74,7 @@ test('a second project on the same default plugin port: dev moves its plugin to 
     expect(triggered.code, triggered.stderr).toBe(0);
     const id = JSON.parse(triggered.stdout).delivery.id;
     expect(JSON.parse(triggered.stdout).reply).toMatchObject({ sender: 'CHARACTER' });
-    await lineMatching(dev, new RegExp(`AGENT_MESSAGE_RECEIVED\\s+delivered  HTTP 200.*${id}`));
+    await dev.lineMatching(new RegExp(`AGENT_MESSAGE_RECEIVED\\s+delivered  HTTP 200.*${id}`));
   }
 
   // deploy without PORT in B: the port dev deployed with, said so, and nothing to change; A keeps its default.
@@ -154,7 +147,7 @@ if (!existsSync('took-the-port')) {
 ${SERVER_JS}`,
   );
   const dev = spawnCli(['dev', '--cmd', 'node server.js'], { cwd: a, env });
-  await lineMatching(dev, /PLUGIN_INSTALLED\s+delivered/);
+  await dev.lineMatching(/PLUGIN_INSTALLED\s+delivered/);
   const moved =
     /the plugin could not listen on port (\d+) \(in use by another process\): it gets PORT=(\d+) instead/.exec(
       dev.stderr(),

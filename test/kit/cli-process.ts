@@ -118,14 +118,45 @@ export async function runCliRecordingLoads(
   }
 }
 
+/** The bound of a wait on a process's output (default 60 s, `until`'s: a loaded 2-core machine is slow). */
+export interface OutputWait {
+  timeoutMs?: number;
+}
+
 /** A long-running CLI process (e.g. `emulator start`), killed when the test finishes. */
 export interface CliProcess {
   child: ChildProcess;
-  /** Resolves with the next line the process prints on stdout. */
-  nextLine(): Promise<string>;
+  /**
+   * Resolves with the next line the process prints on stdout (each line is read once). Rejects when
+   * the process ends first, or after `timeoutMs`, with the last lines it printed on stdout and stderr.
+   */
+  nextLine(options?: OutputWait): Promise<string>;
+  /**
+   * Reads stdout lines until one matches `pattern` and resolves with it; the lines before it are read
+   * and dropped. Bounded as `nextLine()`, the bound for the whole wait.
+   */
+  lineMatching(pattern: RegExp, options?: OutputWait): Promise<string>;
+  /**
+   * Resolves with stderr once all it printed there so far matches `pattern` (which may span lines or
+   * count occurrences). Bounded as `nextLine()`.
+   */
+  stderrShows(pattern: RegExp, options?: OutputWait): Promise<string>;
+  /** Every line printed on stdout so far, read by the waits above or not (for a test that looks at them all). */
+  stdoutLines(): string[];
   stderr(): string;
   /** Sends a signal and resolves with the exit code and signal. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** How many of the last lines of stdout and of stderr a failed wait shows. */
+const SHOWN_LINES = 30;
+
+/** The last lines of an output, indented, for an error message. */
+function lastLines(lines: string[]): string {
+  if (lines.length === 0) return '  (nothing)';
+  const shown = lines.slice(-SHOWN_LINES).map((line) => `  ${line}`);
+  if (lines.length > SHOWN_LINES) shown.unshift(`  … ${lines.length - SHOWN_LINES} lines before`);
+  return shown.join('\n');
 }
 
 /**
@@ -155,17 +186,59 @@ export function spawnCli(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // The waits in progress, each checked again on every line, on stderr, and when the process ends.
+  const waits = new Set<() => void>();
+  const wake = () => {
+    for (const check of [...waits]) check();
+  };
   let err = '';
-  child.stderr!.on('data', (d) => (err += d));
-  const lines = createInterface({ input: child.stdout! });
-  const queue: string[] = [];
-  const waiting: Array<(line: string) => void> = [];
-  lines.on('line', (line) => {
-    const w = waiting.shift();
-    if (w) w(line);
-    else queue.push(line);
+  child.stderr!.on('data', (d) => {
+    err += d;
+    wake();
   });
+  // The lines not read yet; `printed` keeps every line, for what a failed wait shows.
+  const queue: string[] = [];
+  const printed: string[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    queue.push(line);
+    printed.push(line);
+    wake();
+  });
+  let ended: string | undefined;
   const exited = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
+  void exited.then(([code, signal]) => {
+    ended = signal ?? `code ${code}`;
+    wake();
+  });
+  const command = `plugsmith ${args.join(' ')}`;
+  const output = () =>
+    `stdout (its last lines):\n${lastLines(printed)}\nstderr (its last lines):\n${lastLines(err.split('\n').filter((line, i, all) => line !== '' || i < all.length - 1))}`;
+  /** What `find` returns once it returns something, checked now and on every output; bounded. */
+  const waitFor = <T>(
+    what: string,
+    find: () => T | undefined,
+    { timeoutMs = 60_000 }: OutputWait = {},
+  ): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const check = () => {
+        const found = find();
+        if (found === undefined && !ended) return;
+        waits.delete(check);
+        clearTimeout(timer);
+        if (found !== undefined) resolve(found);
+        else reject(new Error(`\`${command}\` ended (${ended}) before ${what}\n${output()}`));
+      };
+      const timer = setTimeout(() => {
+        waits.delete(check);
+        reject(
+          new Error(
+            `timed out after ${timeoutMs} ms waiting for ${what} of \`${command}\`\n${output()}`,
+          ),
+        );
+      }, timeoutMs);
+      waits.add(check);
+      check();
+    });
   (options.onTestFinished ?? onTestFinished)(async () => {
     // Killed with SIGKILL, the CLI cannot stop what it started: those go too, found by the mark.
     if (child.exitCode === null && child.signalCode === null) {
@@ -176,15 +249,20 @@ export function spawnCli(
   });
   return {
     child,
-    nextLine: () =>
-      queue.length > 0
-        ? Promise.resolve(queue.shift()!)
-        : Promise.race([
-            new Promise<string>((r) => waiting.push(r)),
-            exited.then(([code]) => {
-              throw new Error(`the CLI exited (${code}) before printing a line; stderr: ${err}`);
-            }),
-          ]),
+    nextLine: (options) => waitFor('a line on stdout', () => queue.shift(), options),
+    lineMatching: (pattern, options) =>
+      waitFor(
+        `a line on stdout matching ${pattern}`,
+        () => {
+          for (let line = queue.shift(); line !== undefined; line = queue.shift())
+            if (pattern.test(line)) return line;
+          return undefined;
+        },
+        options,
+      ),
+    stderrShows: (pattern, options) =>
+      waitFor(`stderr to show ${pattern}`, () => (pattern.test(err) ? err : undefined), options),
+    stdoutLines: () => [...printed],
     stderr: () => err,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);

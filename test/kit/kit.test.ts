@@ -87,6 +87,37 @@ describe('the test kit', () => {
     expect(process.env.PLUGSMITH_TEST_RUN).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  test("a wait on a long-running CLI's output is bounded, and a failed one shows what the process printed", async () => {
+    const proc = spawnCli([
+      'emulator',
+      'start',
+      '--in-memory',
+      '--port',
+      '0',
+      '--messaging-port',
+      '0',
+    ]);
+    expect(await proc.lineMatching(/management API/)).toMatch(/http:\/\/127\.0\.0\.1:\d+\/api/);
+    // The lines read on the way stay in stdoutLines(), for a test that looks at them all.
+    expect(proc.stdoutLines()[0]).toBe('plugsmith emulator ready');
+    await expect(proc.lineMatching(/never printed/, { timeoutMs: 300 })).rejects.toThrow(
+      /timed out after 300 ms waiting for a line on stdout matching \/never printed\/ of `plugsmith emulator start[^`]*`\nstdout \(its last lines\):\n {2}plugsmith emulator ready\n {4}management API/,
+    );
+    await expect(proc.stderrShows(/never printed/, { timeoutMs: 300 })).rejects.toThrow(
+      /timed out after 300 ms waiting for stderr to show/,
+    );
+    await proc.stop();
+    // The lines it printed before it ended are still read; then the wait ends with the process.
+    await expect(proc.lineMatching(/never printed/)).rejects.toThrow(
+      /`plugsmith emulator start[^`]*` ended \((code \d+|SIGTERM)\) before a line on stdout matching/,
+    );
+
+    const unknown = spawnCli(['nosuch']);
+    await expect(unknown.nextLine()).rejects.toThrow(
+      /`plugsmith nosuch` ended \(code 2\) before a line on stdout\n[\s\S]*stderr \(its last lines\):\n {2}error: unknown command 'nosuch'/,
+    );
+  });
+
   let pluginPid = 0;
   test("a long-running CLI is killed when its test ends, and what it started with it (dev's plugin runs in a process group of its own)", async () => {
     const dir = await tempDir();

@@ -12,7 +12,7 @@ describe('the tiers of the suite', () => {
       expect.arrayContaining([
         'test/cli/dev.test.ts', // spawnCli, from test/kit/cli-process.ts
         'test/install/install.test.ts', // node:child_process itself
-        'test/dashboard/overview.test.ts', // Chromium, through test/dashboard/helpers/browser.ts
+        'test/dashboard/overview.test.ts', // Chromium, through test/kit/browser.ts
         'test/cli/trigger-template.test.ts', // init in this process: npm pack
         'test/kit/kit.test.ts', // the kit's spawned CLI (test/kit/spawn.ts)
         'test/kit/terminal.test.ts', // a pseudo-terminal (@lydell/node-pty, test/kit/terminal.ts)

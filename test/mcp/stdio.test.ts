@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { expect, onTestFinished, test } from 'vitest';
-import { CLI, runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
+import { CLI, runCli, spawnCli } from '../kit/cli-process.js';
 import { freePort } from '../kit/ports.js';
 import { tempDir } from '../kit/index.js';
 import { typescriptProject } from '../kit/project.js';
@@ -18,13 +18,6 @@ const BLANK_CREDENTIALS = {
   PLUGSMITH_MESSAGING_URL: '',
   PLUGSMITH_API_KEY: '',
 };
-
-async function lineMatching(dev: CliProcess, pattern: RegExp): Promise<string> {
-  for (;;) {
-    const line = await dev.nextLine();
-    if (pattern.test(line)) return line;
-  }
-}
 
 async function mcpOver(
   dir: string,
@@ -59,7 +52,7 @@ test('spawned `plugsmith mcp` beside `plugsmith dev`: trigger, find the delivery
   onTestFinished(async () => {
     await dev.stop('SIGTERM');
   });
-  await lineMatching(dev, /PLUGIN_INSTALLED\s+delivered {2}HTTP 200/);
+  await dev.lineMatching(/PLUGIN_INSTALLED\s+delivered {2}HTTP 200/);
 
   const client = await mcpOver(dir, env);
   const names = (await client.listTools()).tools.map((t) => t.name);

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { runScenario } from '../../src/emulator-entry.js';
 import { recordScenario } from '../../src/scenario/record.js';
 import { validateScenario } from '../../src/scenario/validate.js';
-import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
+import { runCli, spawnCli } from '../kit/cli-process.js';
 import { receiver, tempDir } from '../kit/index.js';
 import { markedProcesses } from '../kit/processes.js';
 import { typescriptProject } from '../kit/project.js';
@@ -535,14 +535,6 @@ const LONG_WAIT = {
   ],
 };
 
-/** Reads the process's stdout until a line matches. */
-async function lineOf(cli: CliProcess, pattern: RegExp): Promise<string> {
-  for (;;) {
-    const line = await cli.nextLine();
-    if (pattern.test(line)) return line;
-  }
-}
-
 describe('an interrupted run puts everything back', () => {
   test.each(['SIGINT', 'SIGTERM'] as const)(
     'scenario run --faults drop=1 against a running emulator, then %s: the profile and the scenario tag are set back',
@@ -559,7 +551,7 @@ describe('an interrupted run puts everything back', () => {
           env: await cliEnv(),
         },
       );
-      await lineOf(cli, /conversation with agent_nova/);
+      await cli.lineMatching(/conversation with agent_nova/);
       expect(emu.faults.get()).toMatchObject({ on: true, profile: 'drop=1' });
       expect((await client.emulator.scenario.get()).name).toBe('long wait');
       const exited = await cli.stop(signal);
@@ -593,7 +585,7 @@ describe('an interrupted run puts everything back', () => {
         cwd: dir,
         env: { ...env, PROBE_MARK: mark },
       });
-      await lineOf(cli, /conversation with agent_nova/);
+      await cli.lineMatching(/conversation with agent_nova/);
       const running = markedProcesses('PROBE_MARK', mark).filter((pid) => pid !== cli.child.pid);
       expect(running.length).toBeGreaterThan(0);
       const exited = await cli.stop(signal);

@@ -25,14 +25,6 @@ afterAll(async () => {
 
 const cli = (args: string[]) => runCli(args, { cwd: dir, env });
 
-/** Reads dev's stdout until a line matches. */
-async function devLine(pattern: RegExp): Promise<string> {
-  for (;;) {
-    const line = await dev!.nextLine();
-    if (pattern.test(line)) return line;
-  }
-}
-
 beforeAll(async () => {
   const work = await tempDir('plugsmith-scenario-');
   dir = join(work, 'answers');
@@ -55,7 +47,7 @@ beforeAll(async () => {
       },
     },
   );
-  await devLine(/PLUGIN_INSTALLED\s+delivered/);
+  await dev.lineMatching(/PLUGIN_INSTALLED\s+delivered/);
 }, 120_000);
 
 describe('plugsmith scenario run against dev and the EVENT_HANDLER template', () => {
@@ -167,8 +159,8 @@ describe('plugsmith scenario run against dev and the EVENT_HANDLER template', ()
     for (const text of ['what is new?', 'thanks'])
       expect((await cli(['messages', 'send', conversationId, text])).code).toBe(0);
     // The plugin's replies are written before it answers the deliveries.
-    await devLine(/AGENT_MESSAGE_RECEIVED\s+delivered/);
-    await devLine(/AGENT_MESSAGE_RECEIVED\s+delivered/);
+    await dev!.lineMatching(/AGENT_MESSAGE_RECEIVED\s+delivered/);
+    await dev!.lineMatching(/AGENT_MESSAGE_RECEIVED\s+delivered/);
 
     const recorded = await cli(['scenario', 'record', '-o', 'scenarios/x.json']);
     expect(recorded.code, recorded.stderr).toBe(0);

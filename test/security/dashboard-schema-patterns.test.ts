@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { answerProperly, WebhookServer } from '../kit/webhook-server.js';
 import { ROLES_SEED, TOKENS } from '../kit/roles-seed.js';
-import { expectNoConsoleErrors, openDashboard, screenshot } from '../dashboard/helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from '../kit/browser.js';
 
 // A MEMBER writes the payloadSchema of an external event; the OWNER's dashboard reads it. The
 // Trigger view checks payloads against it in the page, so the schema's patterns must run on the

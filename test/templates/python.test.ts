@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createClient, type PlatformClient } from '../../src/client/index.js';
-import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
+import { runCli, spawnCli } from '../kit/cli-process.js';
 import { emulator, runCliInProcess } from '../kit/index.js';
 import { freePort } from '../kit/ports.js';
 import { sh, userEnv } from '../kit/shell.js';
@@ -444,15 +444,6 @@ const STDLIB = await (async () => {
   return JSON.parse(run.stdout) as string[];
 })();
 
-/** Reads the dev session's stderr until it shows `pattern`. */
-async function stderrShows(dev: CliProcess, pattern: RegExp, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pattern.test(dev.stderr())) {
-    if (Date.now() > deadline) throw new Error(`dev never printed ${pattern}:\n${dev.stderr()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('plugsmith dev, trigger and check with a Python plugin', () => {
   it(
     'dev runs dev.command, restarts it on every save of a .py file (sed -i too); trigger gets the reply; check passes',
@@ -471,7 +462,7 @@ describe('plugsmith dev, trigger and check with a Python plugin', () => {
         ['dev', '--plugin-port', String(port), '--emulator-port', '0', '--messaging-port', '0'],
         { cwd: dir, env },
       );
-      await stderrShows(dev, /installed local agent \(pin_/);
+      await dev.stderrShows(/installed local agent \(pin_/);
       expect(dev.stderr()).toContain('started the plugin: python3 -m plugin');
       expect(dev.stderr()).toContain(`webhook verified: http://127.0.0.1:${port}/webhook`);
       expect(dev.stderr()).toContain(`py-dev is listening at http://127.0.0.1:${port}/webhook`);
@@ -508,8 +499,7 @@ describe('plugsmith dev, trigger and check with a Python plugin', () => {
         );
         expect(sed.code, sed.output).toBe(0);
         // Started again, and listening (the new process binds the port a moment after it starts).
-        await stderrShows(
-          dev,
+        await dev.stderrShows(
           new RegExp(
             `(reply\\.py changed: restarting the plugin[\\s\\S]*?is listening at[\\s\\S]*?){${index + 1}}`,
           ),

@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import type { BrowserContext, Page } from 'playwright-core';
 import { onTestFinished } from 'vitest';
-import { newContext } from './browser.js';
+import { newContext } from '../../kit/browser.js';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 

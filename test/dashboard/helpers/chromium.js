@@ -1,6 +1,6 @@
 // Which Chromium the browser tests and the dashboard bench drive, and how it starts. Plain
 // JavaScript (typed by chromium.d.ts beside it) so that bench/dashboard.js, which runs under
-// plain node, uses the same code as test/dashboard/helpers/browser.ts.
+// plain node, uses the same code as test/kit/browser.ts.
 //
 // In order: the binary `PLUGSMITH_CHROMIUM` names; a system Chromium (/usr/bin/chromium, Debian's
 // package); else the headless Chromium shipped inside the `@sparticuz/chromium` npm package (a

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { parseQuery } from '../../../emulator/api/list-query.js';
 import { HttpError } from '../../../emulator/errors.js';
-import { ITEM_QUERY } from '../store/query-model.js';
+import { ITEM_QUERY } from '../../kit/query-model.js';
 
 type Raw = Record<string, string | string[]>;
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { startEmulator } from '../../../emulator/index.js';
-import { builtEmulator, startChild, type ChildInfo } from './child.js';
+import { builtEmulator, startChild, type ChildInfo } from '../../kit/emulator-child.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 // startEmulator rather than the kit's emulator(): this file restarts on the data dir a killed child left, round after round.

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator } from '../../../emulator/index.js';
-import { builtEmulator, startChild, type ChildInfo } from './child.js';
+import { builtEmulator, startChild, type ChildInfo } from '../../kit/emulator-child.js';
 import { type ApiResponse, call as kitCall } from '../../kit/index.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 

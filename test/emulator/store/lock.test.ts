@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Store, StoreError } from '../../../emulator/store/store.js';
 import { defineCollections, type Db } from '../../../emulator/model.js';
 import { startEmulator } from '../../../emulator/index.js';
-import { startChild, type EmulatorChild } from '../crash/child.js';
+import { startChild, type EmulatorChild } from '../../kit/emulator-child.js';
 
 // startEmulator rather than the kit's emulator(): this file tests that a second start on a locked dataDir is refused.
 

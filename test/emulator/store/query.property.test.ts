@@ -17,7 +17,7 @@ import {
   type Fields,
   type Item,
   type Op,
-} from './query-model.js';
+} from '../../kit/query-model.js';
 
 /** A fresh in-memory collection and its model, kept in step. */
 class World {

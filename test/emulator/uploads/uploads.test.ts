@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import { canMove, FILE_STATUSES } from '../../../emulator/uploads/rules.js';
 import { startS3Server, S3RVER_KEYS, type TestS3Server } from './storage/s3-server.js';
-import { emulator } from '../../kit/index.js';
+import { api as apiOf, emulator, type Api } from '../../kit/index.js';
 
 type Json = {
   ok: boolean;
@@ -12,24 +12,6 @@ type Json = {
   meta?: Record<string, unknown>;
   error?: { message: string; error: string; details?: Array<{ path: string[] }> };
 };
-
-function client(emu: Emulator, token = emu.token!) {
-  return async (
-    method: string,
-    path: string,
-    body?: unknown,
-  ): Promise<{ status: number; body: Json }> => {
-    const res = await request(`${emu.url}${path}`, {
-      method: method as 'GET',
-      headers: {
-        authorization: token,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.statusCode, body: (await res.body.json()) as Json };
-  };
-}
 
 async function put(url: string, body: string | Buffer, contentType = 'application/octet-stream') {
   const res = await request(url, { method: 'PUT', body, headers: { 'content-type': contentType } });
@@ -46,10 +28,10 @@ async function get(url: string): Promise<{ status: number; bytes: Buffer }> {
 function uploadSuite(name: string, start: () => Promise<Emulator>, stop: () => Promise<void>) {
   describe(`uploads on the ${name} store`, () => {
     let emu: Emulator;
-    let api: ReturnType<typeof client>;
+    let api: Api;
     beforeAll(async () => {
       emu = await start();
-      api = client(emu);
+      api = apiOf(emu);
     });
     afterAll(async () => {
       // Closed here, before its storage stops (start() is the embedded or the S3 one).
@@ -58,7 +40,7 @@ function uploadSuite(name: string, start: () => Promise<Emulator>, stop: () => P
     });
 
     async function generate(files: unknown[], extra: Record<string, unknown> = {}) {
-      return api('POST', '/api/generate-upload-url', {
+      return api.post('/api/generate-upload-url', {
         files,
         parentId: 'org_dev',
         parentType: 'ORG',
@@ -91,16 +73,16 @@ function uploadSuite(name: string, start: () => Promise<Emulator>, stop: () => P
       });
       expect(fileRecord.storageKey).toBeUndefined();
       expect(await put(signedUrl, content)).toBe(200);
-      const uploaded = await api('PATCH', '/api/status', {
+      const uploaded = await api.patch('/api/status', {
         fileId: fileRecord.id,
         status: 'UPLOADED',
       });
       expect(uploaded.status).toBe(200);
       expect(uploaded.body.data.status).toBe('UPLOADED');
-      const listed = await api('GET', '/api?parentId=org_dev&parentType=ORG');
+      const listed = await api.get('/api?parentId=org_dev&parentType=ORG');
       expect(listed.body.data.map((f: { id: string }) => f.id)).toContain(fileRecord.id);
       expect(listed.body.meta).toHaveProperty('pagination');
-      const access = await api('GET', `/api/access/${fileRecord.id}?expiresIn=60`);
+      const access = await api.get(`/api/access/${fileRecord.id}?expiresIn=60`);
       expect(access.body.data.isPublic).toBe(false);
       const read = await get(access.body.data.url);
       expect(read.status).toBe(200);
@@ -139,13 +121,12 @@ function uploadSuite(name: string, start: () => Promise<Emulator>, stop: () => P
       expect(await put(pub.signedUrl, 'hello world', 'text/plain')).toBe(200);
       for (const f of [priv, pub])
         expect(
-          (await api('PATCH', '/api/status', { fileId: f.fileRecord.id, status: 'UPLOADED' }))
-            .status,
+          (await api.patch('/api/status', { fileId: f.fileRecord.id, status: 'UPLOADED' })).status,
         ).toBe(200);
-      const pubAccess = (await api('GET', `/api/access/${pub.fileRecord.id}`)).body.data;
+      const pubAccess = (await api.get(`/api/access/${pub.fileRecord.id}`)).body.data;
       expect(pubAccess).toMatchObject({ isPublic: true, expiresAt: null });
       expect((await get(pubAccess.url)).bytes.toString()).toBe('hello world');
-      const privAccess = (await api('GET', `/api/access/${priv.fileRecord.id}`)).body.data;
+      const privAccess = (await api.get(`/api/access/${priv.fileRecord.id}`)).body.data;
       const unsigned = privAccess.url.split('?')[0];
       expect((await get(unsigned)).status).toBe(403);
       expect((await get(privAccess.url)).bytes.toString()).toBe('secret');
@@ -155,13 +136,13 @@ function uploadSuite(name: string, start: () => Promise<Emulator>, stop: () => P
       const gen = await generate([{ fileName: 'tamper.txt' }]);
       const f = gen.body.data.files[0];
       expect(await put(f.signedUrl, 'x')).toBe(200);
-      await api('PATCH', '/api/status', { fileId: f.fileRecord.id, status: 'UPLOADED' });
-      const url = new URL((await api('GET', `/api/access/${f.fileRecord.id}`)).body.data.url);
+      await api.patch('/api/status', { fileId: f.fileRecord.id, status: 'UPLOADED' });
+      const url = new URL((await api.get(`/api/access/${f.fileRecord.id}`)).body.data.url);
       const sigParam = [...url.searchParams.keys()].find((k) => /signature/i.test(k))!;
       const sig = url.searchParams.get(sigParam)!;
       url.searchParams.set(sigParam, (sig[0] === 'a' ? 'b' : 'a') + sig.slice(1));
       expect((await get(url.toString())).status).toBe(403);
-      const short = (await api('GET', `/api/access/${f.fileRecord.id}?expiresIn=1`)).body.data;
+      const short = (await api.get(`/api/access/${f.fileRecord.id}?expiresIn=1`)).body.data;
       expect(Date.parse(short.expiresAt) - Date.now()).toBeLessThanOrEqual(1000);
       // Only time expires a URL (1 s is the least expiresIn, and no clock can be given): both stores count whole
       // seconds, so the URL is refused once the second after its expiresAt has begun.
@@ -176,25 +157,24 @@ function uploadSuite(name: string, start: () => Promise<Emulator>, stop: () => P
       // The embedded store refuses the oversized body while streaming; S3 cannot, so the status check must.
       const status = await put(f.signedUrl, 'more than three bytes');
       if (status === 200) {
-        const res = await api('PATCH', '/api/status', {
+        const res = await api.patch('/api/status', {
           fileId: f.fileRecord.id,
           status: 'UPLOADED',
         });
         expect(res.body.data.status).toBe('FAILED');
         expect(res.body.data.errorMessage).toContain('declared fileSize 3');
-        expect((await api('GET', `/api/access/${f.fileRecord.id}`)).status).toBe(409);
+        expect((await api.get(`/api/access/${f.fileRecord.id}`)).status).toBe(409);
       } else {
         expect(status).toBe(413);
         expect(
-          (await api('PATCH', '/api/status', { fileId: f.fileRecord.id, status: 'UPLOADED' }))
-            .status,
+          (await api.patch('/api/status', { fileId: f.fileRecord.id, status: 'UPLOADED' })).status,
         ).toBe(409);
       }
     });
 
     test('UPLOADED before the object exists is a 409', async () => {
       const f = (await generate([{ fileName: 'never.txt' }])).body.data.files[0];
-      const res = await api('PATCH', '/api/status', {
+      const res = await api.patch('/api/status', {
         fileId: f.fileRecord.id,
         status: 'UPLOADED',
       });
@@ -223,10 +203,10 @@ uploadSuite(
 
 describe('upload limits and rules', () => {
   let emu: Emulator;
-  let api: ReturnType<typeof client>;
+  let api: Api;
   beforeAll(async () => {
     emu = await emulator();
-    api = client(emu);
+    api = apiOf(emu);
   });
 
   const base = { parentId: 'org_dev', parentType: 'ORG' };
@@ -260,14 +240,16 @@ describe('upload limits and rules', () => {
     ['an unknown parentType', { files: [{ fileName: 'a.txt' }], parentType: 'TEAM' }, 'parentType'],
   ];
   test.each(bad)('%s is a 400 with details', async (_name, body, path) => {
-    const res = await api('POST', '/api/generate-upload-url', { ...base, ...body });
+    const res = await api.post('/api/generate-upload-url', { ...base, ...body });
     expect(res.status).toBe(400);
     expect(res.body.error!.error).toBe('VALIDATION_ERROR');
-    expect(res.body.error!.details!.map((d) => d.path.join('.'))).toContain(path);
+    expect(res.body.error!.details!.map((d: { path: string[] }) => d.path.join('.'))).toContain(
+      path,
+    );
   });
 
   test('10 files and a 255-character name are fine', async () => {
-    const res = await api('POST', '/api/generate-upload-url', {
+    const res = await api.post('/api/generate-upload-url', {
       ...base,
       files: [
         { fileName: 'n'.repeat(255) },
@@ -281,7 +263,7 @@ describe('upload limits and rules', () => {
   test('parentId and parentType go together; an unknown parent is a 404; a parent of another org is refused', async () => {
     expect(
       (
-        await api('POST', '/api/generate-upload-url', {
+        await api.post('/api/generate-upload-url', {
           files: [{ fileName: 'a' }],
           parentId: 'org_dev',
         })
@@ -289,7 +271,7 @@ describe('upload limits and rules', () => {
     ).toBe(400);
     expect(
       (
-        await api('POST', '/api/generate-upload-url', {
+        await api.post('/api/generate-upload-url', {
           files: [{ fileName: 'a' }],
           parentType: 'ORG',
         })
@@ -297,14 +279,14 @@ describe('upload limits and rules', () => {
     ).toBe(400);
     expect(
       (
-        await api('POST', '/api/generate-upload-url', {
+        await api.post('/api/generate-upload-url', {
           files: [{ fileName: 'a' }],
           parentId: 'char_missing',
           parentType: 'CHARACTER',
         })
       ).status,
     ).toBe(404);
-    const character = await api('POST', '/api/generate-upload-url', {
+    const character = await api.post('/api/generate-upload-url', {
       files: [{ fileName: 'a' }],
       parentId: 'char_nova',
       parentType: 'CHARACTER',
@@ -314,13 +296,13 @@ describe('upload limits and rules', () => {
   });
 
   test('the owning org follows the one rule of app installs too: an unknown orgId is a 404, a parent of another org names its org', async () => {
-    const unknown = await api('POST', '/api/generate-upload-url', {
+    const unknown = await api.post('/api/generate-upload-url', {
       files: [{ fileName: 'a' }],
       orgId: 'org_nope',
     });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error!.message).toMatch(/org_nope/);
-    const clash = await api('POST', '/api/generate-upload-url', {
+    const clash = await api.post('/api/generate-upload-url', {
       files: [{ fileName: 'a' }],
       parentId: 'char_nova',
       parentType: 'CHARACTER',
@@ -328,14 +310,16 @@ describe('upload limits and rules', () => {
     });
     expect(clash.status).toBe(400);
     expect(clash.body.error!.message).toMatch(/character char_nova belongs to org org_dev/);
-    expect(clash.body.error!.details!.map((d) => d.path.join('.'))).toEqual(['orgId']);
+    expect(clash.body.error!.details!.map((d: { path: string[] }) => d.path.join('.'))).toEqual([
+      'orgId',
+    ]);
   });
 
   const statuses = [null, ...FILE_STATUSES] as const;
   const pairs = statuses.flatMap((from) => FILE_STATUSES.map((to) => [from, to] as const));
   test.each(pairs)('status %s -> %s follows the status machine', async (from, to) => {
     const f = (
-      await api('POST', '/api/generate-upload-url', { ...base, files: [{ fileName: 's.txt' }] })
+      await api.post('/api/generate-upload-url', { ...base, files: [{ fileName: 's.txt' }] })
     ).body.data.files[0];
     const id = f.fileRecord.id as string;
     await put(f.signedUrl, 'content');
@@ -350,7 +334,7 @@ describe('upload limits and rules', () => {
     for (const step of path[String(from)]) {
       expect(
         (
-          await api('PATCH', '/api/status', {
+          await api.patch('/api/status', {
             fileId: id,
             status: step,
             errorMessage: step === 'FAILED' ? 'x' : undefined,
@@ -358,7 +342,7 @@ describe('upload limits and rules', () => {
         ).status,
       ).toBe(200);
     }
-    const res = await api('PATCH', '/api/status', {
+    const res = await api.patch('/api/status', {
       fileId: id,
       status: to,
       errorMessage: to === 'FAILED' ? 'broken' : undefined,
@@ -369,7 +353,7 @@ describe('upload limits and rules', () => {
 
   test('an actual body over 100 MB is cut off while streaming, and the file never becomes UPLOADED', async () => {
     const f = (
-      await api('POST', '/api/generate-upload-url', { ...base, files: [{ fileName: 'huge.bin' }] })
+      await api.post('/api/generate-upload-url', { ...base, files: [{ fileName: 'huge.bin' }] })
     ).body.data.files[0];
     const chunk = Buffer.alloc(1024 * 1024, 7);
     async function* body() {
@@ -381,21 +365,21 @@ describe('upload limits and rules', () => {
     if ('body' in res) await res.body.dump();
     expect([0, 413]).toContain(res.statusCode);
     expect(
-      (await api('PATCH', '/api/status', { fileId: f.fileRecord.id, status: 'UPLOADED' })).status,
+      (await api.patch('/api/status', { fileId: f.fileRecord.id, status: 'UPLOADED' })).status,
     ).toBe(409);
   });
 
   test('FAILED needs an errorMessage', async () => {
     const f = (
-      await api('POST', '/api/generate-upload-url', { ...base, files: [{ fileName: 'e.txt' }] })
+      await api.post('/api/generate-upload-url', { ...base, files: [{ fileName: 'e.txt' }] })
     ).body.data.files[0];
-    const res = await api('PATCH', '/api/status', { fileId: f.fileRecord.id, status: 'FAILED' });
+    const res = await api.patch('/api/status', { fileId: f.fileRecord.id, status: 'FAILED' });
     expect(res.status).toBe(400);
     expect(res.body.error!.details![0].path).toEqual(['errorMessage']);
   });
 
   test('expiresIn is checked', async () => {
-    expect((await api('GET', '/api/access/file_x?expiresIn=abc')).status).toBe(400);
-    expect((await api('GET', '/api/access/file_x?expiresIn=0')).status).toBe(400);
+    expect((await api.get('/api/access/file_x?expiresIn=abc')).status).toBe(400);
+    expect((await api.get('/api/access/file_x?expiresIn=0')).status).toBe(400);
   });
 });

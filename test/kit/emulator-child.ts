@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ENTRY = `${ROOT}dist/emulator/index.js`;
-const SCRIPT = fileURLToPath(new URL('./emulator-child.mjs', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('./emulator-child-main.mjs', import.meta.url));
 
 /** The built emulator a child process runs; a clear failure when it was not built. */
 export function builtEmulator(): string {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { QuerySpec } from '../../../emulator/api/list-query.js';
+import type { QuerySpec } from '../../emulator/api/list-query.js';
 
 /** The record shape of the query property tests. */
 export interface Item {

@@ -1,12 +1,13 @@
 /**
  * The browser harness of the dashboard tests: a real Chromium driven by playwright-core against a
  * real emulator. The browser is `PLUGSMITH_CHROMIUM`, else Debian's (/usr/bin/chromium), else the
- * one in the `@sparticuz/chromium` devDependency (./chromium.js).
+ * one in the `@sparticuz/chromium` devDependency (test/dashboard/helpers/chromium.js, which the dashboard
+ * bench shares).
  *
  * Use:
  * ```ts
  * import { emulator } from '../kit/index.js';
- * import { openDashboard, screenshot, expectNoConsoleErrors } from './helpers/browser.js';
+ * import { openDashboard, screenshot, expectNoConsoleErrors } from '../kit/browser.js';
  *
  * const emu = await emulator();
  * const { page, consoleErrors } = await openDashboard(emu, 'deliveries'); // signed in, at #/deliveries
@@ -22,8 +23,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect, onTestFinished } from 'vitest';
-import { ownForFile } from '../../kit/scope.js';
-import { chromiumLaunchOptions } from './chromium.js';
+import { chromiumLaunchOptions } from '../dashboard/helpers/chromium.js';
+import { ownForFile } from './scope.js';
 
 let shared: Promise<Browser> | undefined;
 

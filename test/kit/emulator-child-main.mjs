@@ -1,5 +1,5 @@
 // A child process that runs the BUILT emulator (dist/) on a data dir, for crash and lock tests:
-// node emulator-child.mjs <path of dist/emulator/index.js> <dataDir> [compactAfterLines]
+// node emulator-child-main.mjs <path of dist/emulator/index.js> <dataDir> [compactAfterLines]
 // Prints one JSON line {url, token, orgId, adminToken, pid} once listening; stops cleanly on SIGTERM.
 import { pathToFileURL } from 'node:url';
 
