@@ -41,7 +41,7 @@ test('chat -m ends at the failed attempt with the plugin’s own error, and afte
   onTestFinished(async () => {
     await dev.stop('SIGTERM');
   });
-  for (;;) if (/PLUGIN_INSTALLED\s+delivered/.test(await dev.nextLine())) break;
+  await dev.lineMatching(/PLUGIN_INSTALLED\s+delivered/);
   const state = JSON.parse(await readFile(stateFileOf(configDir, dir), 'utf8'));
   const characters = await fetch(`${state.url}/_emulator/characters`, {
     headers: { 'x-plugsmith-admin': state.adminToken },

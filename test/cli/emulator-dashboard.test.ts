@@ -131,8 +131,7 @@ describe('the dashboard link from the CLI', () => {
       ['emulator', 'start', '--in-memory', '--port', '0', '--messaging-port', '0'],
       { env: { PLUGSMITH_CONFIG_DIR: config } },
     );
-    let line = '';
-    while (!line.startsWith('Dashboard: ')) line = await proc.nextLine();
+    const line = await proc.lineMatching(/^Dashboard: /);
     expect(line).toMatch(
       /^Dashboard: http:\/\/127\.0\.0\.1:\d+\/_emulator\/dashboard\/#login=[A-Za-z0-9_-]+$/,
     );

@@ -59,7 +59,7 @@ describe.each(LANGUAGES)(
       onTestFinished(async () => {
         await dev.stop('SIGTERM');
       });
-      for (;;) if (/PLUGIN_INSTALLED\s+delivered/.test(await dev.nextLine())) break;
+      await dev.lineMatching(/PLUGIN_INSTALLED\s+delivered/);
       const state = JSON.parse(await readFile(stateFileOf(configDir, dir), 'utf8'));
       const adminHeaders = { 'x-plugsmith-admin': state.adminToken };
       const adminGet = async (path: string) => {

@@ -62,7 +62,7 @@ async function devWithMcp(
   onTestFinished(async () => {
     await dev.stop('SIGTERM');
   });
-  for (;;) if (/PLUGIN_INSTALLED\s+delivered/.test(await dev.nextLine())) break;
+  await dev.lineMatching(/PLUGIN_INSTALLED\s+delivered/);
   return { dir, client: await mcpOver(dir, env) };
 }
 

@@ -39,7 +39,7 @@ async function keepShapes(language: Language) {
   onTestFinished(async () => {
     await dev.stop('SIGTERM');
   });
-  for (;;) if (/PLUGIN_INSTALLED\s+delivered/.test(await dev.nextLine())) break;
+  await dev.lineMatching(/PLUGIN_INSTALLED\s+delivered/);
   const state = JSON.parse(await readFile(stateFileOf(env.PLUGSMITH_CONFIG_DIR, dir), 'utf8'));
   const adminGet = async (path: string) => {
     const answer = await fetch(`${state.url}${path}`, {

@@ -74,7 +74,7 @@ test('the Python EVENT_HANDLER template: its scenarios pass against `plugsmith d
   onTestFinished(async () => {
     await dev.stop('SIGTERM');
   });
-  for (;;) if (/PLUGIN_INSTALLED\s+delivered/.test(await dev.nextLine())) break;
+  await dev.lineMatching(/PLUGIN_INSTALLED\s+delivered/);
   const result = await runCli(['scenario', 'run'], { cwd: dir, env });
   expect(result.code, result.stdout + result.stderr).toBe(0);
   expect(result.stdout).toMatch(/✓ 2 passed/);
