@@ -29,12 +29,12 @@ export default async function creates({ duration, quick }) {
           }),
           duration,
         });
-        if (create.failures > 0) throw new Error(`${create.failures} creates failed`);
         rows.push({
           name: `POST /api/plugins durable (${size / 1000}k stored)`,
           ...create,
           budget: `>= ${BUDGET_RPS.toLocaleString('en')}/s`,
-          met: create.rps >= BUDGET_RPS,
+          // A failed create (an error, a timeout) misses the budget: the rate counts answered ones.
+          met: create.rps >= BUDGET_RPS && create.failures === 0,
         });
       } finally {
         await emu.stop();

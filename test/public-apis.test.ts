@@ -126,7 +126,7 @@ describe('public APIs only', () => {
       string
     >;
     const workerFlag =
-      /execArgv|NODE_OPTIONS|--expose[-_]gc|--(?:no-)?(?:allow|experimental|harmony)\b/;
+      /execArgv|NODE_OPTIONS|--expose[-_]gc|--(?:no-)?(?:allow|experimental|harmony)\b|--(?:import|loader|require|conditions|inspect)\b|--max-old-space-size/;
     expect(configs.filter(({ text }) => workerFlag.test(text)).map(({ name }) => name)).toEqual([]);
     expect(
       Object.entries(scripts)

@@ -9,6 +9,7 @@ import { problemText, validateScenario, type ScenarioProblem } from './validate.
 // which scenario (a file, a parsed file or a validated scenario) and how; and the errors it throws
 // for what it was given, before any step runs.
 
+/** An emulator as `startEmulator()` returns it (its URLs and credentials). */
 export interface EmulatorLike {
   url: string;
   messagingUrl: string;

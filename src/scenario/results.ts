@@ -53,5 +53,3 @@ export interface ScenarioResult {
    */
   pluginOutput?: PluginOutputLine[];
 }
-
-/** An emulator as `startEmulator()` returns it (its URLs and credentials). */

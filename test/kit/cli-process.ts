@@ -118,7 +118,7 @@ export async function runCliRecordingLoads(
   }
 }
 
-/** The bound of a wait on a process's output (default 60 s, `until`'s: a loaded 2-core machine is slow). */
+/** The bound of a wait on a process's output (default 90 s: `plugsmith dev`'s first delivery on a loaded 2-core machine, as the dev tests allow it). */
 export interface OutputWait {
   timeoutMs?: number;
 }
@@ -217,7 +217,7 @@ export function spawnCli(
   const waitFor = <T>(
     what: string,
     find: () => T | undefined,
-    { timeoutMs = 60_000 }: OutputWait = {},
+    { timeoutMs = 90_000 }: OutputWait = {},
   ): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       const check = () => {

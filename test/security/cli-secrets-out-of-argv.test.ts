@@ -81,9 +81,7 @@ describe('--open keeps the login code out of every argv', () => {
       ['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--open'],
       { env: { PLUGSMITH_CONFIG_DIR: configDir, BROWSER: browser.command } },
     );
-    let out = '';
-    while (!/Dashboard: \S+/.test(out)) out += (await start.nextLine()) + '\n';
-    const link = /Dashboard: (\S+)/.exec(out)![1];
+    const link = /Dashboard: (\S+)/.exec(await start.lineMatching(/Dashboard: \S+/))![1];
     await expectPrivateRedirect(await browser.argv(), link);
     await start.stop();
   });
