@@ -346,20 +346,22 @@ describe('plugsmith init refusals', () => {
     expect(result.code, result.stderr).toBe(0);
   });
 
-  it('without --yes and without a terminal, names the flag of the first missing value (exit 2)', async () => {
+  it('without --yes and without a terminal, names every value it would ask for at once, and --yes (exit 2)', async () => {
     const cases: Array<[string[], string]> = [
-      [[], '--name'],
-      [['--name', 'x'], '--type'],
-      [['--name', 'x', '--lang', 'python'], '--type'],
-      [['--name', 'x', '--type', 'APP'], '--events'],
-      [['--name', 'x', '--type', 'APP', '--events', 'PLUGIN_INSTALLED'], '--scopes'],
+      [[], '--name, --type, --events, --scopes and --port'],
+      [['--name', 'x'], '--type, --events, --scopes and --port'],
+      [['--name', 'x', '--lang', 'python'], '--type, --events, --scopes and --port'],
+      [['--name', 'x', '--type', 'APP'], '--events, --scopes and --port'],
+      [['--name', 'x', '--type', 'APP', '--events', 'PLUGIN_INSTALLED'], '--scopes and --port'],
       [['--name', 'x', '--type', 'APP', '--events', 'PLUGIN_INSTALLED', '--scopes', ''], '--port'],
     ];
-    for (const [flags, missing] of cases) {
-      const dir = join(root, `prompt-${missing.slice(2)}`);
+    for (const [index, [flags, missing]] of cases.entries()) {
+      const dir = join(root, `prompt-${index}`);
       const result = await runCli(['init', dir, ...flags]);
       expect(result.code, `${flags.join(' ')}: ${result.stderr}`).toBe(2);
-      expect(result.stderr).toContain(`pass ${missing}`);
+      expect(result.stderr).toContain(
+        `init cannot ask for ${missing} without a terminal (or under CI): pass ${missing.includes(' ') ? 'them' : 'it'}, or --yes to take the defaults`,
+      );
       await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
     }
     // Every value given: nothing to ask, so no --yes needed.

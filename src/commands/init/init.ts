@@ -97,6 +97,28 @@ async function askAnswers(
   return { name, lang, type, events, scopes, port };
 }
 
+/**
+ * Without a terminal (or under CI) nothing can be asked: every value init would ask for is named at once, with `--yes`,
+ * instead of one flag per failed run.
+ */
+function refuseUnanswered(given: Partial<ProjectAnswers>): void {
+  const flags: Array<[keyof ProjectAnswers, string]> = [
+    ['name', '--name'],
+    ['type', '--type'],
+    ['events', '--events'],
+    ['scopes', '--scopes'],
+    ['port', '--port'],
+  ];
+  const missing = flags.filter(([key]) => given[key] === undefined).map(([, flag]) => flag);
+  if (missing.length === 0) return;
+  const list =
+    missing.length === 1 ? missing[0] : `${missing.slice(0, -1).join(', ')} and ${missing.at(-1)}`;
+  throw new UserError(
+    `init cannot ask for ${list} without a terminal (or under CI): pass ${missing.length === 1 ? 'it' : 'them'}, or --yes to take the defaults for what is not given (\`plugsmith init --help\` lists them)`,
+    EXIT.USAGE,
+  );
+}
+
 /** Asks (or takes from flags) what to make, writes the project, and says what to run next. */
 const init: RunCommand<OptionsOf<typeof initOptions>> = async (input) => {
   const { io, global } = input;
@@ -115,9 +137,19 @@ const init: RunCommand<OptionsOf<typeof initOptions>> = async (input) => {
       );
   }
 
+  const given = {
+    name: o.name,
+    lang: o.lang,
+    type: o.type,
+    events: o.events,
+    scopes: o.scopes,
+    port: o.port,
+  };
+  if (!io.interactive && !o.yes) refuseUnanswered(given);
+
   const raw = await askAnswers(
     io,
-    { name: o.name, lang: o.lang, type: o.type, events: o.events, scopes: o.scopes, port: o.port },
+    given,
     folderName === undefined ? 'my-plugin' : nameFromDir(folderName),
     Boolean(o.yes),
   );
