@@ -27,6 +27,22 @@ function prompts(io: Io, flag: string, what: string) {
   return import('@inquirer/prompts');
 }
 
+/**
+ * Without a terminal (or under CI) nothing can be asked: a command that would ask for several values names every one
+ * missing at once (`flags`), so a script learns them in one failed run instead of one run per flag. One missing value
+ * is left to its prompt's own message, unless there is an `alternative` (`--yes to take the defaults`) to name too.
+ */
+export function refuseUnasked(io: Io, flags: string[], alternative?: string): void {
+  if (io.interactive || flags.length === 0) return;
+  if (flags.length === 1 && alternative === undefined) return;
+  const list =
+    flags.length === 1 ? flags[0] : `${flags.slice(0, -1).join(', ')} and ${flags.at(-1)}`;
+  throw new UserError(
+    `missing ${list}: pass ${flags.length === 1 ? 'it' : 'them'}${alternative ? `, or ${alternative}` : ''} (no prompts without a terminal or under CI)`,
+    EXIT.USAGE,
+  );
+}
+
 /** Asks for a line of text. */
 export async function askText(
   io: Io,

@@ -116,6 +116,21 @@ describe('representative cases of the table', () => {
     expect(login.stderr).toContain('no emulator is running');
   });
 
+  test('without a terminal, a command that would ask for several values names them all in one run (2)', async () => {
+    const config = await tempConfigDir();
+    const [remote, urlOnly] = await Promise.all([
+      runCli(['login'], { env: isolated(config) }),
+      runCli(['login', '--token', '-'], { env: isolated(config) }),
+    ]);
+    expect(remote.code, remote.stderr).toBe(2);
+    expect(remote.stderr).toContain(
+      'missing --base-url and --token - (reading the token from stdin): pass them (no prompts without a terminal or under CI)',
+    );
+    // One missing value keeps its prompt's own message.
+    expect(urlOnly.code, urlOnly.stderr).toBe(2);
+    expect(urlOnly.stderr).toContain('pass --base-url');
+  });
+
   test('a data dir open in another emulator is 6 (conflict); one whose snapshot cannot be read is 5', async () => {
     const config = await tempConfigDir();
     const locked = join(config, 'locked');

@@ -206,6 +206,9 @@ describe.concurrent('plugsmith files', { timeout: 120_000 }, () => {
     ]);
     expect(upload.code).toBe(2);
     expect(upload.stderr).toContain('pass --parent-id');
+    const bare = await t.cli(['files', 'upload', good]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('missing --parent-type and --parent-id: pass them');
     expect(list.code).toBe(2);
     expect(list.stderr).toContain('--parent-id');
   });

@@ -360,7 +360,7 @@ describe('plugsmith init refusals', () => {
       const result = await runCli(['init', dir, ...flags]);
       expect(result.code, `${flags.join(' ')}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toContain(
-        `init cannot ask for ${missing} without a terminal (or under CI): pass ${missing.includes(' ') ? 'them' : 'it'}, or --yes to take the defaults`,
+        `missing ${missing}: pass ${missing.includes(' ') ? 'them' : 'it'}, or --yes to take the defaults`,
       );
       await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
     }

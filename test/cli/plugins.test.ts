@@ -184,5 +184,9 @@ describe.concurrent('plugsmith plugins', { timeout: 120_000 }, () => {
     expect(nothing.stderr).toContain('nothing to update');
     expect(badType.stderr).toContain('WIDGET');
     expect(noName.stderr).toContain('pass --name');
+    // Both missing: both named in one run, not one per run.
+    const neither = await t.cli(['plugins', 'create', '--org', ORG]);
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toContain('missing --name and --type: pass them');
   });
 });

@@ -3,7 +3,7 @@ import { settingsFor, timeoutMsOf, tokenProbe } from '../context.js';
 import { loadConfig, saveConfig, type Profile } from '../../config/profiles.js';
 import { chooseEmulator, noEmulatorMessage } from '../../config/emulators.js';
 import { UserError, EXIT } from '../../errors.js';
-import { askSecret, askText, readStdin } from '../../ui/dialogs.js';
+import { askSecret, askText, readStdin, refuseUnasked } from '../../ui/dialogs.js';
 import { note, printResult, details } from '../../ui/output.js';
 import { configPath } from '../../config/paths.js';
 import { checkedHttpUrl } from '../../config/url.js';
@@ -49,6 +49,10 @@ export const login: RunCommand<LoginOptions> = async ({ options, global, io }) =
         'only one of --token and --api-key can read from stdin ("-")',
         EXIT.USAGE,
       );
+    refuseUnasked(io, [
+      ...(o.baseUrl === undefined ? ['--base-url'] : []),
+      ...(o.token === undefined ? ['--token - (reading the token from stdin)'] : []),
+    ]);
     const baseUrl = checkedHttpUrl(
       '--base-url',
       o.baseUrl ?? (await askText(io, { flag: '--base-url', message: 'Management API base URL:' })),

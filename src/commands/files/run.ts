@@ -4,7 +4,7 @@ import { printList, printRecord, printRows, withClient } from '../context.js';
 import { fileColumns } from '../repos/columns.js';
 import { UserError, EXIT } from '../../errors.js';
 import { FILE_STATUSES, PARENT_TYPES } from '#contract/enum-values';
-import { askChoice, askText } from '../../ui/dialogs.js';
+import { askChoice, askText, refuseUnasked } from '../../ui/dialogs.js';
 import { exitCodeOf } from '../../ui/errors.js';
 import { note, printResult } from '../../ui/output.js';
 import { createTransferProgress, formatBytes } from '../../ui/progress.js';
@@ -78,6 +78,10 @@ export const upload: RunCommand<UploadFlags & TargetFlags> = async (input) => {
   const given: unknown = input.args[0];
   const paths = Array.isArray(given) ? given.map(String) : [String(given)];
   const o = input.options;
+  refuseUnasked(input.io, [
+    ...(o.parentType === undefined ? ['--parent-type'] : []),
+    ...(o.parentId === undefined ? ['--parent-id'] : []),
+  ]);
   const parentType =
     o.parentType ??
     (await askChoice(input.io, {

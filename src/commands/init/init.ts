@@ -14,7 +14,7 @@ import {
 import type { Language } from '../../project/languages.js';
 import { PLUGIN_TYPES, SCOPES, type PluginType } from '#contract';
 import { PLUGIN_EVENTS, TEMPLATES } from '../../project/plugin-types.js';
-import { askChoice, askMany, askText } from '../../ui/dialogs.js';
+import { askChoice, askMany, askText, refuseUnasked } from '../../ui/dialogs.js';
 import type { Io } from '../../ui/io.js';
 import { note, printResult } from '../../ui/output.js';
 import type { initOptions } from './options.js';
@@ -97,27 +97,14 @@ async function askAnswers(
   return { name, lang, type, events, scopes, port };
 }
 
-/**
- * Without a terminal (or under CI) nothing can be asked: every value init would ask for is named at once, with `--yes`,
- * instead of one flag per failed run.
- */
-function refuseUnanswered(given: Partial<ProjectAnswers>): void {
-  const flags: Array<[keyof ProjectAnswers, string]> = [
-    ['name', '--name'],
-    ['type', '--type'],
-    ['events', '--events'],
-    ['scopes', '--scopes'],
-    ['port', '--port'],
-  ];
-  const missing = flags.filter(([key]) => given[key] === undefined).map(([, flag]) => flag);
-  if (missing.length === 0) return;
-  const list =
-    missing.length === 1 ? missing[0] : `${missing.slice(0, -1).join(', ')} and ${missing.at(-1)}`;
-  throw new UserError(
-    `init cannot ask for ${list} without a terminal (or under CI): pass ${missing.length === 1 ? 'it' : 'them'}, or --yes to take the defaults for what is not given (\`plugsmith init --help\` lists them)`,
-    EXIT.USAGE,
-  );
-}
+/** The flags of the values init asks for, in the order it asks. */
+const ASKED: Array<[keyof ProjectAnswers, string]> = [
+  ['name', '--name'],
+  ['type', '--type'],
+  ['events', '--events'],
+  ['scopes', '--scopes'],
+  ['port', '--port'],
+];
 
 /** Asks (or takes from flags) what to make, writes the project, and says what to run next. */
 const init: RunCommand<OptionsOf<typeof initOptions>> = async (input) => {
@@ -145,7 +132,12 @@ const init: RunCommand<OptionsOf<typeof initOptions>> = async (input) => {
     scopes: o.scopes,
     port: o.port,
   };
-  if (!io.interactive && !o.yes) refuseUnanswered(given);
+  if (!o.yes)
+    refuseUnasked(
+      io,
+      ASKED.filter(([key]) => given[key] === undefined).map(([, flag]) => flag),
+      '--yes to take the defaults for what is not given (`plugsmith init --help` lists them)',
+    );
 
   const raw = await askAnswers(
     io,

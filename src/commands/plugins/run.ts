@@ -10,7 +10,7 @@ import {
   withClient,
 } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
-import { askChoice, askText } from '../../ui/dialogs.js';
+import { askChoice, askText, refuseUnasked } from '../../ui/dialogs.js';
 import { note, printResult, type Column } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
 import type { Plugin, PluginCreate, PluginUpdate } from '../../client/index.js';
@@ -91,6 +91,10 @@ const pluginKeys = [
 /** Creates a plugin in the org (--org or the profile's); asks for name and type on a terminal. */
 export const create: RunCommand<PluginFlags & TargetFlags> = async (input) => {
   const body = await pluginBody(input);
+  refuseUnasked(input.io, [
+    ...(body.name === undefined ? ['--name'] : []),
+    ...(body.type === undefined ? ['--type'] : []),
+  ]);
   body.name ??= await askText(input.io, { flag: '--name', message: 'Plugin name:' });
   body.type ??= await askChoice(input.io, {
     flag: '--type',
