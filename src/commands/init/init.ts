@@ -136,7 +136,7 @@ const init: RunCommand<OptionsOf<typeof initOptions>> = async (input) => {
     refuseUnasked(
       io,
       ASKED.filter(([key]) => given[key] === undefined).map(([, flag]) => flag),
-      '--yes to take the defaults for what is not given (`plugsmith init --help` lists them)',
+      '--yes to take the defaults for what is not given',
     );
 
   const raw = await askAnswers(
