@@ -111,7 +111,8 @@ export function defineCollections(store: Store) {
     agents: store.define<AgentRecord>('agents'),
     characters: store.define<CharacterRecord>('characters'),
     instances: store.define<InstanceRecord>('instances', ['pluginId', 'entityId']),
-    deliveries: store.define<DeliveryRecord>('deliveries', ['status']),
+    // By event id too: a redelivery is another delivery of the same event (plugin-output/service.ts).
+    deliveries: store.define<DeliveryRecord>('deliveries', ['status', 'eventId']),
     conversations: store.define<ConversationRecord>('conversations'),
     messages: store.define<MessageRecord>('messages', ['conversationId', 'isStreaming']),
     files: store.define<FileRecord>('files', ['orgId']),

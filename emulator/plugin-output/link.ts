@@ -15,12 +15,16 @@ export const MAX_LINES_PER_ATTEMPT = 200;
  * The lines of the plugin's output that belong to each attempt of a delivery, by the rule of docs/emulator-behaviour.md:
  * a line read between the attempt's send and its answer (plus ANSWER_SLACK_MS) belongs to it; a line that names the
  * delivery's event id or the attempt's `webhook-id` belongs to the latest attempt sent before it was read (the first if
- * none was). Returns one list per attempt, in the attempts' order, each oldest first.
+ * none was), unless it was read once a later delivery of the same event (a redelivery) had been made
+ * (`namingUntil`): from then on a line naming the event is that delivery's. Returns one list per attempt, in the
+ * attempts' order, each oldest first.
  */
 export function linkOutput(
   delivery: { eventId: string; attempts: DeliveryAttempt[] },
   lines: NumberedLine[],
+  options: { namingUntil?: number } = {},
 ): PluginOutputLine[][] {
+  const namingUntil = options.namingUntil ?? Number.POSITIVE_INFINITY;
   const windows = delivery.attempts.map((attempt) => {
     const start = Date.parse(attempt.startedAt);
     return {
@@ -46,6 +50,7 @@ export function linkOutput(
       }
     }
     if (owner < 0) {
+      if (at >= namingUntil) continue;
       const names = windows.some((w) => w.ids.some((id) => line.text.includes(id)));
       if (!names) continue;
       owner = latestStartedBefore(windows, at);

@@ -81,16 +81,37 @@ export class PluginOutputLog {
   }
 
   /** The delivery with each attempt's linked lines as `pluginOutput` (absent when none are kept). */
-  withOutput<T extends Pick<DeliveryRecord, 'pluginId' | 'eventId' | 'attempts'>>(delivery: T): T {
+  withOutput<
+    T extends Pick<DeliveryRecord, 'id' | 'pluginId' | 'eventId' | 'attempts' | 'createdAt'>,
+  >(delivery: T): T {
     const lines = this.lines(delivery.pluginId);
     if (lines.length === 0) return delivery;
-    const linked = linkOutput(delivery, lines);
+    const linked = linkOutput(delivery, lines, { namingUntil: this.redeliveredAt(delivery) });
     return {
       ...delivery,
       attempts: delivery.attempts.map((attempt, index) =>
         linked[index].length > 0 ? { ...attempt, pluginOutput: linked[index] } : attempt,
       ),
     };
+  }
+
+  /**
+   * When the next delivery of the same event to the same plugin (a redelivery, or trigger's resend of an install) was
+   * made after `delivery`: the lines naming the event from then on are that delivery's. Undefined when there is none.
+   */
+  private redeliveredAt(
+    delivery: Pick<DeliveryRecord, 'id' | 'pluginId' | 'eventId' | 'createdAt'>,
+  ) {
+    const made = Date.parse(delivery.createdAt);
+    let next: number | undefined;
+    for (const other of this.db.deliveries.where('eventId', delivery.eventId)) {
+      if (other.id === delivery.id || other.pluginId !== delivery.pluginId) continue;
+      const at = Date.parse(other.createdAt);
+      // Made after it (a tie goes by id, which grows with time).
+      const later = at > made || (at === made && other.id > delivery.id);
+      if (later && (next === undefined || at < next)) next = at;
+    }
+    return next;
   }
 
   /** Forgets every plugin's output (a store reset or import). */
