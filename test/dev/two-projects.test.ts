@@ -54,8 +54,21 @@ describe.each([
     expect(new Set(readyPorts).size, devs.map((d) => d.stderr()).join('\n-----\n')).toBe(2);
     // The default or ports claimed after it (another process of a parallel run may hold the default itself).
     for (const port of readyPorts) expect(port).toBeGreaterThanOrEqual(defaultPort);
-    for (const d of devs) {
-      expect(d.stderr()).not.toMatch(/EADDRINUSE|Address already in use|HTTP 401/);
+    const started = (d: CliProcess) =>
+      [...d.stderr().matchAll(/started the plugin: .*PORT=(\d+)/g)].map((m) => Number(m[1]));
+    const lost = (d: CliProcess) =>
+      [...d.stderr().matchAll(/could not listen on port (\d+) \(in use by another process\)/g)].map(
+        (m) => Number(m[1]),
+      );
+    for (const [index, d] of devs.entries()) {
+      const other = devs[1 - index]!;
+      expect(d.stderr()).not.toMatch(/HTTP 401/);
+      // The bug: both took the same port, and one plugin died on the other's. A port an unrelated process of a parallel
+      // run takes between dev's check and the plugin's bind (an outgoing connection's ephemeral port) is dev's to move
+      // from, and it says so; it is never a port the other dev's plugin was started on.
+      if (/EADDRINUSE|Address already in use/.test(d.stderr()))
+        expect(lost(d).length, stderrOf(devs)).toBeGreaterThan(0);
+      for (const port of lost(d)) expect(started(other), stderrOf(devs)).not.toContain(port);
       // Ready is said once the plugin answered its challenge, after the verification.
       expect(d.stderr().indexOf('webhook verified')).toBeLessThan(d.stderr().indexOf('ready: '));
     }
