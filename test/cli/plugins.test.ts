@@ -106,6 +106,15 @@ describe.concurrent('plugsmith plugins', { timeout: 120_000 }, () => {
       id: created.id,
       webhookSecret: secret.stdout.trim(),
     });
+    // A list, what a CI job pipes to find an id, carries no plugin's secret; the one record asked for does.
+    const all = (await t.json(['plugins', 'list', '--org', ORG, '--all'])) as Array<
+      Record<string, unknown>
+    >;
+    expect(all.map((p) => p.id)).toContain(created.id);
+    expect(all.filter((p) => 'webhookSecret' in p)).toEqual([]);
+    const allText = await t.cli(['plugins', 'list', '--org', ORG, '--all', '--json']);
+    expect(allText.stdout).not.toContain('whsec_');
+    expect((await t.json(['plugins', 'get', created.id])).webhookSecret).toBe(secret.stdout.trim());
 
     const refused = await t.cli(['plugins', 'delete', created.id]);
     expect(refused.code).toBe(2);

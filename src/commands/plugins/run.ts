@@ -121,11 +121,28 @@ export const get: RunCommand<TargetFlags> = async (input) => {
   printRecord(input, plugin, pluginKeys);
 };
 
-/** Lists an org's plugins with the shared query flags. */
+/** A plugin as a list shows it: without its webhook secret (`plugins get` or `plugins secret` gives one). */
+function listed(plugin: Plugin): Plugin {
+  const { webhookSecret: _secret, ...shown } = plugin;
+  return shown;
+}
+
+/**
+ * Lists an org's plugins with the shared query flags. `--json` leaves every plugin's webhook secret out: a list is what a
+ * CI job pipes or saves to find an id, and it would put each plugin's signing secret in the job's log.
+ */
 export const list: RunCommand<ListFlags & TargetFlags> = (input) =>
   withClient(input, { token: true }, (client, settings) => {
     const orgId = orgOf(settings);
-    return printList(input, (q) => client.plugins.listByOrg(orgId, q), pluginColumns, 'plugins');
+    return printList(
+      input,
+      async (q) => {
+        const page = await client.plugins.listByOrg(orgId, q);
+        return { ...page, data: page.data.map(listed) };
+      },
+      pluginColumns,
+      'plugins',
+    );
   });
 
 /** Updates the fields given; a new webhook URL needs `plugins verify` again. */
