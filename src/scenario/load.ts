@@ -11,6 +11,8 @@ export interface LoadedFile {
   file: string;
   scenario: Scenario | null;
   problems: ScenarioProblem[];
+  /** The file does not exist (a command exits 4 when every bad file is missing). */
+  missing?: true;
 }
 
 /** The scenario files of each path: a file as it is, a folder's `*.json` files (sorted, not recursive into dot folders). */
@@ -66,16 +68,23 @@ export async function loadScenarioFile(
     text = bytes.toString('utf8');
   } catch (error) {
     const fix = 'name a scenario file or a folder of them (default: scenarios/)';
+    const missing =
+      error instanceof ProjectPathError
+        ? error.missing
+        : (error as NodeJS.ErrnoException).code === 'ENOENT';
     const message =
       error instanceof ProjectPathError
         ? error.message
-        : (error as NodeJS.ErrnoException).code === 'ENOENT'
+        : missing
           ? 'no such file'
           : (error as Error).message;
+    // Without a project (the file system's root as the bound), "name a file inside /" would say nothing.
+    const pathFix = error instanceof ProjectPathError && options.root !== undefined && !missing;
     return {
       file,
       scenario: null,
-      problems: [{ path: '$', message, fix: error instanceof ProjectPathError ? error.fix : fix }],
+      problems: [{ path: '$', message, fix: pathFix ? (error as ProjectPathError).fix : fix }],
+      ...(missing ? { missing: true as const } : {}),
     };
   }
   // Before JSON.parse: a file nested millions deep would take seconds and a gigabyte to parse and to report.

@@ -15,6 +15,8 @@ export class ProjectPathError extends Error {
   constructor(
     message: string,
     readonly fix: string,
+    /** The path names nothing (as opposed to something outside the project, or not a regular file). */
+    readonly missing = false,
   ) {
     super(message);
     this.name = 'ProjectPathError';
@@ -80,6 +82,7 @@ export async function resolveExistingInside(
       throw new ProjectPathError(
         `${label} ${JSON.stringify(path)} does not exist`,
         `name a file inside ${realRoot}`,
+        true,
       );
     }
     throw error;

@@ -91,6 +91,26 @@ describe('plugsmith scenario validate', () => {
     expect(run.stdout).toContain('✓ fine.json: "fine", 1 step');
     expect(run.stdout).toContain('1 scenario file: no problems');
   });
+
+  test('a file that is not there is not found (4), with a fix that names what to pass; with a bad one beside it, 2', async () => {
+    const dir = await folder({ 'mistakes.json': MISTAKES });
+    for (const args of [
+      ['scenario', 'validate', 'nope.json'],
+      ['scenario', 'run', 'nope.json'],
+    ]) {
+      const run = await cli(dir, args);
+      expect(run.code, run.stderr).toBe(4);
+      expect(run.stderr).toContain('the scenario file');
+      expect(run.stderr).toContain('nope.json" does not exist');
+      expect(run.stderr).toContain('fix: name a scenario file or a folder of them');
+      expect(run.stderr).not.toContain('name a file inside /');
+    }
+    const json = await cli(dir, ['scenario', 'validate', 'nope.json', '--json']);
+    expect(json.code).toBe(4);
+    expect(JSON.parse(json.stdout).files[0].problems[0].fix).toMatch(/^name a scenario file/);
+    const mixed = await cli(dir, ['scenario', 'validate', 'nope.json', 'mistakes.json']);
+    expect(mixed.code).toBe(2);
+  });
 });
 
 describe('plugsmith scenario run on a file with mistakes', () => {

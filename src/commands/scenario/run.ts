@@ -32,7 +32,7 @@ import type { ScenarioProblem } from '../../scenario/validate.js';
 import type { ScenarioRunFlags } from './options.js';
 import { finishWhenStdoutCloses } from '../../ui/closed-stdout.js';
 import { allowedEnvNames, passedEnv } from '../../scenario/allow-env.js';
-import { badFilesText, givenScenarioFiles, problemsJson } from './validate.js';
+import { badFilesExit, badFilesText, givenScenarioFiles, problemsJson } from './validate.js';
 
 /** The scenarios of the paths given, or a usage error listing every problem of every bad file. */
 async function loadAll(input: CommandInput<ScenarioRunFlags>, cwd: string): Promise<Scenario[]> {
@@ -46,9 +46,9 @@ async function loadAll(input: CommandInput<ScenarioRunFlags>, cwd: string): Prom
     input.io.stdout.write(
       `${JSON.stringify({ ok: false, files: bad.map((b) => ({ file: relative(cwd, b.file), ...problemsJson(b.problems) })) }, null, 2)}\n`,
     );
-    throw new ExitWith(EXIT.USAGE);
+    throw new ExitWith(badFilesExit(bad));
   }
-  throw new UserError(badFilesText(bad, cwd), EXIT.USAGE);
+  throw new UserError(badFilesText(bad, cwd), badFilesExit(bad));
 }
 
 function marksFor(input: CommandInput<ScenarioRunFlags>): Marks {

@@ -30,7 +30,7 @@ const validate: RunCommand = async (input) => {
         2,
       )}\n`,
     );
-    if (bad.length) throw new ExitWith(EXIT.USAGE);
+    if (bad.length) throw new ExitWith(badFilesExit(bad));
     return;
   }
   if (bad.length === 0) {
@@ -43,8 +43,13 @@ const validate: RunCommand = async (input) => {
     );
     return;
   }
-  throw new UserError(badFilesText(bad, cwd, ''), EXIT.USAGE);
+  throw new UserError(badFilesText(bad, cwd, ''), badFilesExit(bad));
 };
+
+/** Not found (4) when every bad file named is missing, as for any file named on the command line; else usage (2). */
+export function badFilesExit(bad: Array<{ missing?: true }>): number {
+  return bad.every((b) => b.missing) ? EXIT.NOT_FOUND : EXIT.USAGE;
+}
 
 /** The scenario files of the paths a command was given (default: scenarios/), or a usage error when there are none. */
 export async function givenScenarioFiles(args: unknown[], cwd: string): Promise<string[]> {
