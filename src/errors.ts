@@ -31,8 +31,15 @@ export class UserError extends Error {
   }
 }
 
-/** Rethrows a path the project-file rule refused (src/shared/project-file.ts) as a usage error naming the problem and the fix; anything else as it is. */
+/**
+ * Rethrows a path the project-file rule refused (src/shared/project-file.ts) as a usage error naming the problem and the
+ * fix (not found when the path names nothing); anything else as it is.
+ */
 export function refusedPath(error: unknown): never {
-  if (error instanceof ProjectPathError) throw new UserError(`${error.message}: ${error.fix}`);
+  if (error instanceof ProjectPathError)
+    throw new UserError(
+      `${error.message}: ${error.fix}`,
+      error.missing ? EXIT.NOT_FOUND : EXIT.USAGE,
+    );
   throw error;
 }
