@@ -4,6 +4,7 @@ import { resolveSettings, type Settings } from '../config/profiles.js';
 import { adminTokenFor } from '../config/admin-token.js';
 import { env } from '../config/env.js';
 import { UserError, EXIT } from '../errors.js';
+import { jsonSyntaxProblem } from '../manifest/json-syntax.js';
 import { confirm } from '../ui/dialogs.js';
 import { details, note, printResult, table, type Column } from '../ui/output.js';
 import { styleFor } from '../ui/style.js';
@@ -157,8 +158,19 @@ export async function readJson(path: string, named = path): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new UserError(`${named} is not valid JSON: ${(error as Error).message}`, EXIT.VALIDATION);
+    throw new UserError(
+      `${named} is not valid JSON: ${jsonSyntaxText(text, error)}`,
+      EXIT.VALIDATION,
+    );
   }
+}
+
+/** Where a JSON text's syntax breaks, by line and column (as a manifest's and a scenario's are told); never the text. */
+export function jsonSyntaxText(text: string, error: unknown): string {
+  const where = jsonSyntaxProblem(text);
+  return where
+    ? `line ${where.line}, column ${where.column}: ${where.message}`
+    : (error as Error).message;
 }
 
 /** Reads a JSON Schema file given to a flag (e.g. `--args-schema ./args.json`); errors name the flag and the file. */

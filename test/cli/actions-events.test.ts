@@ -132,7 +132,10 @@ describe.concurrent('plugsmith actions and events', { timeout: 120_000 }, () => 
     expect(missing.code).toBe(4);
     expect(missing.stderr).toContain(`cannot read --args-schema ${t.dir}/nope.json: no such file`);
     expect(broken.code).toBe(5);
-    expect(broken.stderr).toContain(`--return-schema ${files.broken} is not valid JSON`);
+    // By line and column, as the manifest and scenario files are told (Node's own message gives a position only).
+    expect(broken.stderr).toContain(
+      `--return-schema ${files.broken} is not valid JSON: line 1, column 11: unexpected end of the file`,
+    );
     expect(array.code).toBe(5);
     expect(array.stderr).toContain('must hold a JSON object');
     expect(refused.code).toBe(5);

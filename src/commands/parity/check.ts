@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, basename, resolve } from 'node:path';
 import type { CommandInput, RunCommand } from '../types.js';
-import { settingsFor, timeoutMsOf } from '../context.js';
+import { jsonSyntaxText, settingsFor, timeoutMsOf } from '../context.js';
 import { refusedPath, UserError, ExitWith, EXIT } from '../../errors.js';
 import { printResult } from '../../ui/output.js';
 import { readProjectFile } from '../../shared/project-file.js';
@@ -37,7 +37,10 @@ async function readJsonFile(given: string, label: string, missing: string): Prom
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch (error) {
-    throw new UserError(`${given} is not valid JSON: ${(error as Error).message}`, EXIT.VALIDATION);
+    throw new UserError(
+      `${given} is not valid JSON: ${jsonSyntaxText(raw.toString('utf8'), error)}`,
+      EXIT.VALIDATION,
+    );
   }
 }
 
