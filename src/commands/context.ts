@@ -223,9 +223,17 @@ export async function confirmDeletion(
   if (!yes) throw new UserError(`not deleted: ${what}`, EXIT.USAGE);
 }
 
-/** Prints one record: JSON with --json, its id with --quiet, else `key  value` lines. */
-export function printRecord(input: CommandInput<unknown>, record: unknown, keys?: string[]): void {
-  const id = idOf(record);
+/**
+ * Prints one record: JSON with --json, its key with --quiet (its `id`, or the field the commands that act on it take:
+ * `name` for actions and external events), else `key  value` lines.
+ */
+export function printRecord(
+  input: CommandInput<unknown>,
+  record: unknown,
+  keys?: string[],
+  quietKey = 'id',
+): void {
+  const id = keyOf(record, quietKey);
   if (input.global.quiet && !input.global.json && id !== undefined) {
     input.io.stdout.write(`${id}\n`);
     return;
@@ -235,11 +243,11 @@ export function printRecord(input: CommandInput<unknown>, record: unknown, keys?
   );
 }
 
-/** A record's `id` when it has a string one: what `--quiet` prints of it, for `$(…)`. */
-function idOf(record: unknown): string | undefined {
+/** A record's key (`id`, or `name`) when it is a string: what `--quiet` prints of it, for `$(…)`. */
+function keyOf(record: unknown, key = 'id'): string | undefined {
   if (typeof record !== 'object' || record === null) return undefined;
-  const id = (record as { id?: unknown }).id;
-  return typeof id === 'string' ? id : undefined;
+  const value = (record as Record<string, unknown>)[key];
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** A list command's output: every page with `--all`, else one page and a note on how to get the next. */
@@ -248,26 +256,28 @@ export async function printList<T>(
   list: ListFn<T>,
   columns: Column<T>[],
   what: string,
+  quietKey = 'id',
 ): Promise<void> {
   const query = listQueryOf(input.options);
   if (input.options.all) {
     const { collect } = await import('../client/index.js');
-    return printRows(input, await collect(list, query), columns, what);
+    return printRows(input, await collect(list, query), columns, what, quietKey);
   }
   const page = await list(query);
-  printRows(input, page.data, columns, what);
+  printRows(input, page.data, columns, what, quietKey);
   const more = page.pagination ? nextPageHint(page.pagination) : '';
   if (more) note(input.io, input.global, styleFor(input.io, input.global, 'stderr').dim(more));
 }
 
-/** Prints records: JSON with --json, their ids with --quiet, else a table (or `no <what>`). */
+/** Prints records: JSON with --json, their keys with --quiet (see printRecord), else a table (or `no <what>`). */
 export function printRows<T>(
   input: CommandInput<unknown>,
   rows: T[],
   columns: Column<T>[],
   what: string,
+  quietKey = 'id',
 ): void {
-  const ids = rows.map(idOf);
+  const ids = rows.map((row) => keyOf(row, quietKey));
   if (input.global.quiet && !input.global.json && ids.every((id) => id !== undefined)) {
     input.io.stdout.write(ids.map((id) => `${id}\n`).join(''));
     return;

@@ -23,6 +23,28 @@ beforeAll(async () => {
 });
 
 describe.concurrent('plugsmith actions and events', { timeout: 120_000 }, () => {
+  test('-q prints the name, which get, update and delete take: a script can feed one to the other; a duplicate names update', async () => {
+    for (const noun of ['actions', 'events']) {
+      const plugin = (await t.api.plugins.createInOrg(ORG, { name: `Quiet ${noun}`, type: 'APP' }))
+        .id;
+      const created = await t.cli([noun, 'create', plugin, '--name', `${noun}_q`, '-q']);
+      expect(created.code, created.stderr).toBe(0);
+      expect(created.stdout).toBe(`${noun}_q\n`);
+      const listed = await t.cli([noun, 'list', plugin, '-q']);
+      expect(listed.stdout).toBe(`${noun}_q\n`);
+      const name = listed.stdout.trim();
+      // Made again: a conflict (6) that names the CLI's way to change it, not the API's PUT.
+      const again = await t.cli([noun, 'create', plugin, '--name', name]);
+      expect(again.code).toBe(6);
+      expect(again.stderr).toContain(
+        `change it with \`plugsmith ${noun} update ${plugin} ${name} …\``,
+      );
+      expect((await t.cli([noun, 'get', plugin, name, '-q'])).stdout).toBe(`${name}\n`);
+      const deleted = await t.cli([noun, 'delete', plugin, name, '--yes']);
+      expect(deleted.code, deleted.stderr).toBe(0);
+    }
+  });
+
   test('actions: create with schema files, get, list, update, delete (human and --json)', async () => {
     const created = await t.cli([
       'actions',

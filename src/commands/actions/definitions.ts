@@ -17,6 +17,8 @@ import type { ActionsResource, PlatformClient } from '../../client/index.js';
 interface DefinitionKind {
   noun: string;
   plural: string;
+  /** The command group: `actions`, `events`. */
+  command: string;
   resource: (client: PlatformClient) => ActionsResource;
   /** Flag and body field of each schema, e.g. ['--args-schema', 'argsSchema']; the field is also the flag's option key. */
   schemas: Array<[flag: string, field: string]>;
@@ -26,6 +28,7 @@ interface DefinitionKind {
 export const ACTIONS: DefinitionKind = {
   noun: 'action',
   plural: 'actions',
+  command: 'actions',
   resource: (client) => client.actions,
   schemas: [
     ['--args-schema', 'argsSchema'],
@@ -37,6 +40,7 @@ export const ACTIONS: DefinitionKind = {
 export const EXTERNAL_EVENTS: DefinitionKind = {
   noun: 'external event',
   plural: 'external events',
+  command: 'events',
   resource: (client) => client.externalEvents,
   schemas: [['--payload-schema', 'payloadSchema']],
 };
@@ -92,6 +96,8 @@ export function runList(kind: DefinitionKind): RunCommand<ListFlags & TargetFlag
           { header: 'DESCRIPTION', value: (d) => d.description },
         ],
         kind.plural,
+        // -q prints what get, update and delete take: the name, not the id.
+        'name',
       ),
     );
 }
@@ -102,7 +108,7 @@ export function runGet(kind: DefinitionKind): RunCommand<TargetFlags> {
     const record = await withClient(input, { token: true }, (client) =>
       kind.resource(client).get(input.args[0], input.args[1]),
     );
-    printRecord(input, record, keys(kind));
+    printRecord(input, record, keys(kind), 'name');
   };
 }
 
@@ -116,10 +122,19 @@ export function runCreate(kind: DefinitionKind): RunCommand<DefinitionFlags & Ta
         flag: '--name',
         message: `${kind.noun[0].toUpperCase()}${kind.noun.slice(1)} name:`,
       }));
+    const pluginId = input.args[0];
     const record = await withClient(input, { token: true }, (client) =>
-      naming(files, () => kind.resource(client).create(input.args[0], { ...body, name })),
-    );
-    printRecord(input, record, keys(kind));
+      naming(files, () => kind.resource(client).create(pluginId, { ...body, name })),
+    ).catch((error: { name?: string; status?: number }) => {
+      // The API's answer names its PUT; a person at the CLI changes it with the CLI.
+      if (error?.name === 'ApiError' && error.status === 409)
+        throw new UserError(
+          `plugin ${pluginId} already has an ${kind.noun} named ${name}: change it with \`plugsmith ${kind.command} update ${pluginId} ${name} …\`, or delete it first (HTTP 409 CONFLICT)`,
+          EXIT.CONFLICT,
+        );
+      throw error;
+    });
+    printRecord(input, record, keys(kind), 'name');
   };
 }
 
@@ -139,7 +154,7 @@ export function runUpdate(kind: DefinitionKind): RunCommand<DefinitionFlags & Ta
     const record = await withClient(input, { token: true }, (client) =>
       naming(files, () => kind.resource(client).update(input.args[0], input.args[1], body)),
     );
-    printRecord(input, record, keys(kind));
+    printRecord(input, record, keys(kind), 'name');
   };
 }
 
