@@ -83,6 +83,12 @@ describe('plugsmith emulator start', () => {
       local: true,
       orgId: 'org_dev',
     });
+    // A refused token from PLUGSMITH_TOKEN (a CI job's) is named as such: login would not change it.
+    const refused = await runCliInProcess(['whoami'], {
+      env: { ...env, PLUGSMITH_TOKEN: 'pst_not_a_token_of_this_emulator' },
+    });
+    expect(refused.code, refused.stderr).toBe(3);
+    expect(refused.stderr).toContain(`the token in PLUGSMITH_TOKEN is not valid at ${state.url}`);
     await proc.stop();
     // Once it has stopped, the same command says how to get a target.
     const after = await runCliInProcess(['whoami'], { env });

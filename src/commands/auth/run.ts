@@ -7,6 +7,7 @@ import { askSecret, askText, readStdin, refuseUnasked } from '../../ui/dialogs.j
 import { note, printResult, details } from '../../ui/output.js';
 import { configPath } from '../../config/paths.js';
 import { checkedHttpUrl } from '../../config/url.js';
+import { env } from '../../config/env.js';
 
 interface LoginOptions {
   local?: boolean;
@@ -133,7 +134,13 @@ export const whoami: RunCommand<TargetFlags> = async (input) => {
   printResult(input.io, input.global, result, () => details(result));
   if (problem) throw new UserError(problem, EXIT.NETWORK);
   if (tokenValid === false)
-    throw new UserError('the token is not valid here: run `plugsmith login` again', EXIT.AUTH);
+    throw new UserError(
+      // PLUGSMITH_TOKEN wins over the profile's: in CI it is where the token came from, and login would not change it.
+      env.token() === settings.token
+        ? `the token in PLUGSMITH_TOKEN is not valid at ${settings.baseUrl}: set it to a token of this platform (\`plugsmith tokens create\` makes one)`
+        : 'the token is not valid here: run `plugsmith login` again',
+      EXIT.AUTH,
+    );
   if (!settings.token)
     throw new UserError('no token: run `plugsmith login` or set PLUGSMITH_TOKEN', EXIT.AUTH);
 };
