@@ -194,6 +194,34 @@ describe('plugsmith deploy', () => {
     }
   });
 
+  test("pull --out elsewhere pulls the project's plugin (found by --manifest), with the project's $schema", async () => {
+    const config = await tempConfigDir();
+    const dir = await project(manifest, files);
+    const elsewhere = await tempDir('plugsmith-pull-out-');
+    try {
+      expect((await cli(dir, ['deploy', '--org', 'org_dev'], config)).code).toBe(0);
+      const manifestPath = join(dir, 'plugsmith.json');
+      const own = JSON.parse(await readFile(manifestPath, 'utf8'));
+      own.$schema = './schemas/plugsmith.schema.json';
+      const ownText = `${JSON.stringify(own, null, 2)}\n`;
+      await writeFile(manifestPath, ownText);
+      const out = join(elsewhere, 'remote.json');
+      const pulled = await cli(dir, ['pull', '--out', out], config);
+      expect(pulled.code, pulled.stderr).toBe(0);
+      const written = JSON.parse(await readFile(out, 'utf8'));
+      expect(written.$schema).toBe('./schemas/plugsmith.schema.json');
+      expect(written.actions).toHaveLength(2);
+      // The project's own manifest is left as it was.
+      expect(await readFile(manifestPath, 'utf8')).toBe(ownText);
+      // Again without --force: the file is there, and the message says both ways out.
+      const again = await cli(dir, ['pull', '--out', out], config);
+      expect(again.code).toBe(2);
+      expect(again.stderr).toContain('exists: pass --force to overwrite it, or --out another file');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   test("pull never writes through a link at the manifest's name: a dangling one counts as a file, and --force replaces it", async () => {
     const config = await tempConfigDir();
     const dir = await project(manifest, files);

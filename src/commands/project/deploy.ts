@@ -114,7 +114,7 @@ const deploy: RunCommand<DeployOptions & TargetFlags> = async (input) => {
                 JSON.stringify(summary(plan, dryRun, manifest, devPort), null, 2) + '\n',
               );
             throw new UserError(
-              'the platform was changed outside the manifest (see above); update plugsmith.json (`plugsmith pull` shows the remote state) or deploy without --strict to overwrite',
+              'the platform was changed outside the manifest (see above); update plugsmith.json (`plugsmith pull --out remote.json` writes the remote state beside it) or deploy without --strict to overwrite',
               EXIT.CONFLICT,
             );
           }

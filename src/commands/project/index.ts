@@ -38,13 +38,21 @@ export const projectCommands = [
   defineCommand({
     path: ['pull'],
     summary: "Write the platform's plugin, actions and external events as a manifest",
-    examples: ['plugsmith pull', 'plugsmith pull --plugin plg_123 --out plugsmith.json --force'],
+    examples: [
+      'plugsmith pull --out remote.json',
+      'plugsmith pull --plugin plg_123 --out plugsmith.json --force',
+    ],
     options: [
       {
         flags: '--plugin <pluginId>',
-        description: 'plugin to pull (default: the one this project deployed)',
+        description: 'plugin to pull (default: the one the project of --manifest deployed)',
       },
-      { flags: '--out <path>', description: 'file to write', default: 'plugsmith.json' },
+      {
+        flags: '--manifest <path>',
+        description: 'the project whose deployed plugin to pull',
+        default: 'plugsmith.json',
+      },
+      { flags: '--out <path>', description: 'file to write (default: the --manifest file)' },
       { flags: '--force', description: 'overwrite an existing file' },
       ...targetOptions,
     ],

@@ -1,5 +1,5 @@
 import { lstat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import type { RunCommand, TargetFlags } from '../types.js';
 import { withClient } from '../context.js';
 import { fetchRemote } from '../../manifest/apply.js';
@@ -7,12 +7,29 @@ import { MANAGED_FIELDS } from '../../manifest/plan.js';
 import { pluginOfProject } from '../../dev/project-plugin.js';
 import { refusedPath, UserError, EXIT } from '../../errors.js';
 import { note, printResult } from '../../ui/output.js';
-import { writeFileReplacingLink } from '../../shared/project-file.js';
+import { readProjectFile, writeFileReplacingLink } from '../../shared/project-file.js';
 
 interface PullOptions {
   plugin?: string;
-  out: string;
+  manifest: string;
+  out?: string;
   force?: boolean;
+}
+
+/** The `$schema` the project's manifest names (a Python project's is `./schemas/…`), else the npm package's. */
+async function schemaOf(manifestPath: string): Promise<string> {
+  const fallback = './node_modules/plugsmith/plugsmith.schema.json';
+  // Read by the project-file rule (a link out of the project, a FIFO, a huge file: the fallback).
+  const bytes = await readProjectFile(dirname(manifestPath), basename(manifestPath), {
+    maxBytes: 1_000_000,
+  }).catch(() => null);
+  if (bytes === null) return fallback;
+  try {
+    const named = (JSON.parse(bytes.toString('utf8')) as { $schema?: unknown }).$schema;
+    return typeof named === 'string' ? named : fallback;
+  } catch {
+    return fallback;
+  }
 }
 
 function pick(record: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
@@ -24,10 +41,13 @@ function pick(record: Record<string, unknown>, keys: readonly string[]): Record<
 /** Writes the platform's state of a plugin as a manifest. */
 const pull: RunCommand<PullOptions & TargetFlags> = async (input) => {
   const o = input.options;
-  const out = resolve(o.out);
+  const manifestPath = resolve(o.manifest);
+  const outName = o.out ?? o.manifest;
+  const out = resolve(outName);
   await withClient(input, { token: true }, async (client, settings) => {
-    // The project's plugin on this target (by the emulator's store id, or the base URL).
-    const pluginId = await pluginOfProject(o.plugin, out, settings);
+    // The project's plugin on this target (by the emulator's store id, or the base URL): the project of --manifest,
+    // wherever --out writes.
+    const pluginId = await pluginOfProject(o.plugin, manifestPath, settings);
     const remote = await fetchRemote(client, pluginId);
     if (!remote.plugin)
       throw new UserError(
@@ -36,9 +56,12 @@ const pull: RunCommand<PullOptions & TargetFlags> = async (input) => {
       );
     // Whatever stands at the name counts, a link (dangling or not) too: it is replaced by the file, never followed.
     if (!o.force && (await lstat(out).catch(() => null)))
-      throw new UserError(`${o.out} exists: pass --force to overwrite it`, EXIT.USAGE);
+      throw new UserError(
+        `${outName} exists: pass --force to overwrite it, or --out another file`,
+        EXIT.USAGE,
+      );
     const manifest = {
-      $schema: './node_modules/plugsmith/plugsmith.schema.json',
+      $schema: await schemaOf(manifestPath),
       plugin: pick(remote.plugin, MANAGED_FIELDS.plugin),
       actions: remote.actions.map((a) => pick(a, MANAGED_FIELDS.actions)),
       externalEvents: remote.externalEvents.map((e) => pick(e, MANAGED_FIELDS.externalEvents)),
@@ -48,7 +71,7 @@ const pull: RunCommand<PullOptions & TargetFlags> = async (input) => {
       input.io,
       input.global,
       manifest,
-      () => `Wrote ${o.out} from plugin ${pluginId}.\n`,
+      () => `Wrote ${outName} from plugin ${pluginId}.\n`,
     );
     note(
       input.io,
