@@ -1,5 +1,6 @@
 import { InvalidOptionValue, integerOption, type OptionSpec, type OptionsOf } from './types.js';
-import { SORT_ORDERS, type SortOrder } from '#contract/enum-values';
+import { EVENT_KINDS, SCOPES, SORT_ORDERS, type SortOrder } from '#contract/enum-values';
+import { didYouMean } from '../ui/did-you-mean.js';
 
 // Option declarations shared by many commands: the registry imports this at start-up, so no client, config or UI imports.
 
@@ -39,6 +40,39 @@ export function commaList(value: string, previous: unknown): string[] {
     .map((s) => s.trim())
     .filter(Boolean);
   return [...((previous as string[] | undefined) ?? []), ...items];
+}
+
+/**
+ * A comma-separated list of a fixed set of values (`--events`, `--scopes`), checked before anything is sent: any case is
+ * taken, and an unknown value is a usage error naming the values and the closest one, as `trigger` names an event kind.
+ */
+function valueList(what: string, values: readonly string[]) {
+  return (value: string, previous: unknown): string[] => {
+    const items = commaList(value, undefined).map((item) => {
+      const upper = item.toUpperCase();
+      if (values.includes(upper)) return upper;
+      throw new InvalidOptionValue(
+        `unknown ${what} "${item}": use ${values.join(', ')}${didYouMean(upper, values)}`,
+      );
+    });
+    return [...((previous as string[] | undefined) ?? []), ...items];
+  };
+}
+
+/** `--events A,B`: event kinds, any case. */
+export const eventKindList = valueList('event kind', EVENT_KINDS);
+/** `--scopes A,B`: installation token scopes, any case. */
+export const scopeList = valueList('scope', SCOPES);
+
+/** `--type KIND`: one event kind, any case, checked as `--events` is. */
+export function eventKindOption(flag: string) {
+  const kinds = valueList('event kind', EVENT_KINDS);
+  return (value: string): string => {
+    const [kind, ...more] = kinds(value, undefined);
+    if (kind === undefined || more.length > 0)
+      throw new InvalidOptionValue(`${flag} takes one event kind, not "${value}"`);
+    return kind;
+  };
 }
 
 /** The shared query system of every list command, plus `--all`. */

@@ -385,9 +385,11 @@ describe('plugsmith init refusals', () => {
   it('rejects bad values with exit 2 naming the flag', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['--type', 'WIDGET'], /--type.*WIDGET/],
-      [['--events', 'NOT_AN_EVENT'], /--events: "NOT_AN_EVENT"/],
+      [['--events', 'NOT_AN_EVENT'], /--events <kinds>.*unknown event kind "NOT_AN_EVENT"/],
       [['--events', 'WEBHOOK_CHALLENGE'], /--events: "WEBHOOK_CHALLENGE"/],
-      [['--scopes', 'ROOT'], /--scopes: "ROOT"/],
+      [['--scopes', 'ROOT'], /--scopes <scopes>.*unknown scope "ROOT"/],
+      // Any case is taken, and a typo is named with the closest kind.
+      [['--events', 'plugin_instaled'], /\(Did you mean PLUGIN_INSTALLED\?\)/],
       [['--port', '70000'], /--port must be a whole number from 1 to 65535/],
       [['--name', 'Has Spaces'], /--name "Has Spaces" may hold only lowercase letters/],
       [['--name', 'MyBot'], /--name "MyBot" may hold only lowercase letters/],

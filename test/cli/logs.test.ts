@@ -45,11 +45,15 @@ beforeAll(async () => {
 
 describe.concurrent('plugsmith logs', () => {
   test('a table of deliveries, filtered by plugin, type and status; --json gives the records', async () => {
-    const [human, json, failed] = await Promise.all([
+    const [human, json, failed, typo] = await Promise.all([
       t.cli(['logs', '--plugin', good]),
-      t.json(['logs', '--type', 'WEBHOOK_CHALLENGE']),
+      // Any case, as trigger takes an event kind.
+      t.json(['logs', '--type', 'webhook_challenge']),
       t.cli(['logs', '--status', 'failed']),
+      t.cli(['logs', '--type', 'WEBHOOK_CHALENGE']),
     ]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('(Did you mean WEBHOOK_CHALLENGE?)');
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(
       /^TIME\s+TYPE\s+PLUGIN\s+STATUS\s+ATTEMPTS\s+LATENCY\s+RESPONSE\s+ID$/m,

@@ -1,7 +1,7 @@
 import { integerOption, type OptionSpec } from '../types.js';
 import { PLUGIN_TYPES } from '#contract/enum-values';
 import { LANGUAGES } from '../../project/languages.js';
-import { commaList } from '../list-options.js';
+import { eventKindList, scopeList } from '../list-options.js';
 
 /** The options of `plugsmith init`, apart from its declaration so that its run function can take its type from them. */
 export const initOptions = [
@@ -23,12 +23,12 @@ export const initOptions = [
   {
     flags: '--events <kinds>',
     description: "events the plugin receives, comma-separated (default: the type's)",
-    parse: commaList,
+    parse: eventKindList,
   },
   {
     flags: '--scopes <scopes>',
     description: "scopes of its installation tokens, comma-separated (default: the type's)",
-    parse: commaList,
+    parse: scopeList,
   },
   {
     flags: '--port <port>',

@@ -1,7 +1,14 @@
 import type { InstanceEntityType } from '#contract';
 import { INSTALL_TARGETS } from '#contract/installs';
 import { defineCommand, type AnyCommandSpec } from '../types.js';
-import { commaList, listOptions, orgOption, targetOptions, yesOption } from '../list-options.js';
+import {
+  eventKindList,
+  listOptions,
+  orgOption,
+  scopeList,
+  targetOptions,
+  yesOption,
+} from '../list-options.js';
 
 const EXAMPLE: Record<InstanceEntityType, { entityId: string; scopes: string; events: string }> = {
   REPOSITORY: {
@@ -45,12 +52,12 @@ export function installCommands(entityType: InstanceEntityType): AnyCommandSpec[
         {
           flags: '--events <kinds>',
           description: 'events to receive, comma-separated (default: all of the plugin’s events)',
-          parse: commaList,
+          parse: eventKindList,
         },
         {
           flags: '--scopes <scopes>',
           description: 'scopes granted to the instance token, comma-separated (default: none)',
-          parse: commaList,
+          parse: scopeList,
         },
         {
           flags: '--inputs <file>',

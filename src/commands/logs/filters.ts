@@ -1,4 +1,5 @@
 import { InvalidOptionValue, integerOption, type OptionSpec, type OptionsOf } from '../types.js';
+import { eventKindOption } from '../list-options.js';
 import { HTTP_STATUS_FILTER_PATTERN } from '#contract/enum-values';
 
 // The delivery log's filters as options: `plugsmith logs` shows what they match and `plugsmith logs
@@ -75,7 +76,11 @@ export function timeOption(flag: string, now: () => number = Date.now) {
 /** The delivery log's filters, shared by `logs` and `logs redeliver`. */
 export const deliveryFilterOptions = [
   { flags: '--plugin <pluginId>', description: "only this plugin's deliveries" },
-  { flags: '--type <eventType>', description: 'only this event kind' },
+  {
+    flags: '--type <eventType>',
+    description: 'only this event kind',
+    parse: eventKindOption('--type'),
+  },
   {
     flags: '--status <status>',
     description: 'only this status (failed also matches exhausted: every retry failed)',

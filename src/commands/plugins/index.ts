@@ -1,6 +1,14 @@
 import { defineCommand, type OptionSpec } from '../types.js';
 import { PLUGIN_TYPES } from '#contract/enum-values';
-import { commaList, listOptions, orgOption, targetOptions, yesOption } from '../list-options.js';
+import {
+  commaList,
+  eventKindList,
+  listOptions,
+  orgOption,
+  scopeList,
+  targetOptions,
+  yesOption,
+} from '../list-options.js';
 import { parseGrace } from './grace.js';
 
 const TYPES = [...PLUGIN_TYPES];
@@ -18,12 +26,12 @@ const fieldOptions: OptionSpec[] = [
   {
     flags: '--events <kinds>',
     description: 'event kinds it wants, comma-separated or repeated',
-    parse: commaList,
+    parse: eventKindList,
   },
   {
     flags: '--scopes <scopes>',
     description: 'scopes for instance tokens (AGENT_MESSAGE_WRITE, REPOSITORY_FILES_READ)',
-    parse: commaList,
+    parse: scopeList,
   },
   { flags: '--tags <tags>', description: 'tags, comma-separated or repeated', parse: commaList },
   {
