@@ -58,7 +58,7 @@ test("another webhook's URL with --secret is checked as itself, not as the proje
   // Without --secret the other webhook's secret is unknown: the project plugin's is not handed to it.
   const noSecret = await t.cli(['check', other.webhookUrl, '--manifest', project.manifest]);
   expect(noSecret.code, noSecret.stderr).toBe(2);
-  expect(noSecret.stderr).toContain('which secret? pass --secret whsec_');
+  expect(noSecret.stderr).toContain('which secret? pass --secret -');
   expect(other.received.some((r) => r.json?.type === 'AGENT_MESSAGE_RECEIVED')).toBe(false);
 
   // The manifest says 127.0.0.1 with a trailing-slash-free path; localhost and a trailing slash reach the same webhook.

@@ -183,13 +183,30 @@ describe('plugsmith check against test receivers', () => {
     const bare = { PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '' };
     const noSecret = await t.cli(['check', 'http://127.0.0.1:9/webhook'], bare);
     expect(noSecret.code).toBe(2);
-    expect(noSecret.stderr).toMatch(/pass --secret whsec_/);
+    expect(noSecret.stderr).toMatch(
+      /pass --secret - \(the plugin's webhookSecret on stdin\) or set PLUGSMITH_WEBHOOK_SECRET/,
+    );
     const badSecret = await t.cli(
       ['check', 'http://127.0.0.1:9/webhook', '--secret', 'whsec_!!'],
       bare,
     );
     expect(badSecret.code).toBe(2);
     expect(badSecret.stderr).toMatch(/--secret: invalid webhook secret/);
+    // On the command line it works, with a warning: stdin and the variable keep it out of the process list.
+    expect(badSecret.stderr).toContain('prefer --secret - (stdin) or PLUGSMITH_WEBHOOK_SECRET');
+    const [fromStdin, fromEnv] = await Promise.all([
+      t.cli(['check', 'http://127.0.0.1:9/webhook', '--secret', '-'], bare, 'whsec_!!\n'),
+      t.cli(['check', 'http://127.0.0.1:9/webhook'], {
+        ...bare,
+        PLUGSMITH_WEBHOOK_SECRET: 'whsec_!!',
+      }),
+    ]);
+    for (const run of [fromStdin, fromEnv]) {
+      // The secret read (the same malformed one) is the one checked; no warning for either way.
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(/--secret: invalid webhook secret/);
+      expect(run.stderr).not.toContain('shell history');
+    }
     const badUrl = await t.cli(['check', 'localhost:3000', '--secret', 'whsec_AAAA'], bare);
     expect(badUrl.code).toBe(2);
     expect(badUrl.stderr).toMatch(/must be http\(s\)/);

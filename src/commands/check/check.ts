@@ -11,6 +11,7 @@ import { pluginOfProject, UnconfirmedStateError } from '../../dev/project-plugin
 import { loadManifest } from '../../manifest/load.js';
 import { finishWhenStdoutCloses } from '../../ui/closed-stdout.js';
 import { normalizeBaseUrl } from '../../config/url.js';
+import { givenWebhookSecret } from '../webhook-secret.js';
 
 interface CheckFlags {
   plugin?: string;
@@ -103,12 +104,13 @@ const check: RunCommand<CheckFlags & TargetFlags> = async (input) => {
     if (!/^https?:\/\/[^/]/.test(url))
       throw new UserError(`the webhook URL must be http(s)://…, not "${url}"`, EXIT.USAGE);
     const secret =
-      o.secret ?? (typeof plugin?.webhookSecret === 'string' ? plugin.webhookSecret : undefined);
+      (await givenWebhookSecret(input, o.secret)) ??
+      (typeof plugin?.webhookSecret === 'string' ? plugin.webhookSecret : undefined);
     if (!secret) {
       throw new UserError(
         plugin
-          ? `the platform did not show plugin ${plugin.id}'s webhook secret (only MEMBER and OWNER see it): pass --secret whsec_…`
-          : "which secret? pass --secret whsec_… (the plugin's webhookSecret), or --plugin PLUGIN_ID to fetch it from the platform",
+          ? `the platform did not show plugin ${plugin.id}'s webhook secret (only MEMBER and OWNER see it): pass --secret - (stdin) or set PLUGSMITH_WEBHOOK_SECRET`
+          : "which secret? pass --secret - (the plugin's webhookSecret on stdin) or set PLUGSMITH_WEBHOOK_SECRET, or --plugin PLUGIN_ID to fetch it from the platform",
         EXIT.USAGE,
       );
     }

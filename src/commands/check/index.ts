@@ -38,7 +38,7 @@ export const checkCommands = [
       {
         flags: '--secret <whsec>',
         description:
-          "the webhook secret to sign with (default: the plugin's, fetched from the platform)",
+          "the webhook secret to sign with, or - to read it from stdin (default: PLUGSMITH_WEBHOOK_SECRET, else the plugin's, fetched from the platform)",
       },
       {
         flags: '--delivery-timeout <seconds>',

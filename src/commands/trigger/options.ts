@@ -30,7 +30,8 @@ export const triggerOptions = [
   },
   {
     flags: '--secret <whsec>',
-    description: 'with --direct: the webhook secret (default: fetched with the plugin)',
+    description:
+      'with --direct: the webhook secret, or - to read it from stdin (default: PLUGSMITH_WEBHOOK_SECRET, else fetched with the plugin)',
   },
   {
     flags: '--wait <seconds>',

@@ -3,6 +3,7 @@ import { clientFor, readJson, settingsFor, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note, printResult } from '../../ui/output.js';
 import { eventTypeOf } from '../../trigger/fixtures.js';
+import { givenWebhookSecret } from '../webhook-secret.js';
 import { pluginOfProject, UnconfirmedStateError } from '../../dev/project-plugin.js';
 import { attemptOutputLines, deliverySummary } from '../../dev/delivery-view.js';
 import { accepted } from '../../delivery-watch/index.js';
@@ -40,7 +41,7 @@ async function direct(
   data: Record<string, unknown> | undefined,
 ): Promise<void> {
   const o = input.options;
-  let secret = o.secret;
+  let secret = await givenWebhookSecret(input, o.secret);
   let pluginId = o.plugin;
   let orgId: string | undefined;
   if (!secret) {
@@ -49,7 +50,7 @@ async function direct(
       pluginId = await pluginOfProject(o.plugin, o.manifest, settings).catch((error: unknown) => {
         if (error instanceof UnconfirmedStateError) throw error;
         throw new UserError(
-          '--direct needs the webhook secret: pass --secret whsec_… (or --plugin PLUGIN_ID to fetch it)',
+          '--direct needs the webhook secret: pass --secret - (stdin) or set PLUGSMITH_WEBHOOK_SECRET (or --plugin PLUGIN_ID to fetch it)',
           EXIT.USAGE,
         );
       });
@@ -58,7 +59,7 @@ async function direct(
       orgId = plugin.orgId;
       if (!secret)
         throw new UserError(
-          `the platform did not show plugin ${pluginId}'s webhook secret (only MEMBER and OWNER see it): pass --secret whsec_…`,
+          `the platform did not show plugin ${pluginId}'s webhook secret (only MEMBER and OWNER see it): pass --secret - (stdin) or set PLUGSMITH_WEBHOOK_SECRET`,
           EXIT.AUTH,
         );
     } finally {
