@@ -46,7 +46,8 @@ export const fileCommands = [
   }),
   defineCommand({
     path: ['files', 'list'],
-    summary: 'List the files of one parent entity',
+    summary:
+      "List files: those you can see, or one parent entity's (--parent-type and --parent-id together)",
     examples: [
       'plugsmith files list --parent-type ORG --parent-id org_dev',
       'plugsmith files list --parent-type AGENT --parent-id agent_nova --filter status=FAILED --all --json',
