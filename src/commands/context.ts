@@ -12,14 +12,17 @@ import { listQueryOf, type ListFlags } from './list-options.js';
 import type { CommandInput, TargetFlags } from './types.js';
 
 /** The merged settings for a command (flags > environment > profile). */
-export function settingsFor(input: CommandInput<TargetFlags>): Promise<Settings> {
+export async function settingsFor(input: CommandInput<TargetFlags>): Promise<Settings> {
   const o = input.options;
-  return resolveSettings({
+  const settings = await resolveSettings({
     profile: input.global.profile,
     baseUrl: o.baseUrl,
     messagingUrl: o.messagingUrl,
     org: o.org,
   });
+  // Several emulators run and none was named: say which one the command acts on (a delete must not surprise).
+  if (settings.emulatorPicked) note(input.io, input.global, settings.emulatorPicked);
+  return settings;
 }
 
 /** A client for the command's target; a credential in `needs` that is missing is an error naming how to provide it. */

@@ -150,6 +150,8 @@ export async function emulatorOf(key: string): Promise<(EmulatorState & { path: 
 interface EmulatorChoice {
   state: (EmulatorState & { path: string }) | null;
   project: string | null;
+  /** Picked as the most recently started of several running (nothing named one, no project): how many others run. */
+  others?: number;
 }
 
 let emulatorOption: string | undefined;
@@ -170,7 +172,12 @@ export async function chooseEmulator(from?: string): Promise<EmulatorChoice> {
   if (asked !== undefined) return { state: await namedEmulator(asked), project: null };
   const project = projectRootOf(from);
   if (project) return { state: await emulatorOf(project), project };
-  return { state: (await listEmulators())[0] ?? null, project: null };
+  const running = await listEmulators();
+  return {
+    state: running[0] ?? null,
+    project: null,
+    ...(running.length > 1 ? { others: running.length - 1 } : {}),
+  };
 }
 
 /** The running emulator that `--emulator` names: by URL (either of its URLs), else by folder (project or data dir). */

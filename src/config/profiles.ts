@@ -58,6 +58,8 @@ export interface Settings extends Omit<Partial<Profile>, 'local'> {
   noEmulator?: string;
   /** The state file of the running emulator whose URL and credentials these settings took. */
   emulatorStateFile?: string;
+  /** The emulator was picked as the most recently started of several running: which, and how to pick another. */
+  emulatorPicked?: string;
 }
 
 /** Flags override environment variables, which override the profile. */
@@ -101,7 +103,12 @@ export async function resolveSettings(flags: {
     const choice = await chooseEmulator();
     if (!choice.state)
       return { ...settings, baseUrl: undefined, noEmulator: noEmulatorMessage(choice) };
-    return withEmulatorState(settings, flags, choice.state, profile);
+    const followed = withEmulatorState(settings, flags, choice.state, profile);
+    if (!choice.others) return followed;
+    return {
+      ...followed,
+      emulatorPicked: `using the emulator at ${choice.state.url}, the most recently started of ${choice.others + 1} running here (\`plugsmith emulator list\`); --emulator <url|folder> or PLUGSMITH_EMULATOR picks another`,
+    };
   }
   // A URL given by flag or variable that is a running local emulator's: its credentials come from its state file,
   // as they do when the CLI follows it (a profile's credentials belong to the profile's own URL).

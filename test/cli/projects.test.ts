@@ -121,8 +121,13 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
     expect(human.stdout).toMatch(/PROJECT\s+URL\s+MESSAGING\s+PID\s+UPTIME/);
     const recent = await run(['whoami', '--json'], { cwd: outside, env });
     expect(JSON.parse(recent.stdout)).toMatchObject({ baseUrl: stateB.url });
+    // Picked among several, it says which (stderr), so that a delete does not surprise.
+    expect(recent.stderr).toContain(
+      `using the emulator at ${stateB.url}, the most recently started of 2 running here`,
+    );
     const picked = await run(['whoami', '--json', '--emulator', a], { cwd: outside, env });
     expect(JSON.parse(picked.stdout)).toMatchObject({ baseUrl: stateA.url });
+    expect(picked.stderr).not.toContain('most recently started');
     const byUrl = await run(['logs', '--json', '--emulator', stateA.url], { cwd: outside, env });
     expect(byUrl.code, byUrl.stderr).toBe(0);
     expect(JSON.parse(byUrl.stdout).length).toBeGreaterThan(0);
