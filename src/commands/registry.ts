@@ -65,8 +65,7 @@ export const groups: Record<string, string> = {
   handlers: 'Install EVENT_HANDLER plugins on agents, list and remove them',
   messages: 'Send and list the messages of a conversation (messaging API)',
   parity: "Record the real platform's answers as shapes and check the emulator against them",
-  plugins:
-    'Create, list, update, verify and delete plugins; their webhook secrets and the marketplace',
+  plugins: 'Create, update, verify and delete plugins; their secrets; the marketplace',
   profiles: 'List, switch and remove the saved targets and credentials',
   providers: 'Install DATA_PROVIDER plugins on repositories, list and remove them',
   repos: 'Create, list and show repositories, and manage their files',

@@ -84,7 +84,7 @@ describe('groups', () => {
     await main(['--help'], io);
     for (const group of GROUPS)
       expect(io.out(), group).not.toContain(`${group.split(' ').at(-1)} commands`);
-    expect(io.out()).toContain('Create, list, verify and delete plugins');
+    expect(io.out()).toContain('Create, update, verify and delete plugins;');
   });
 
   test('as a process: exit 0 with help for a bare group, exit 2 for an unknown subcommand', async () => {
