@@ -16,8 +16,9 @@ async function slowToClose(): Promise<{ dir: string; command: string }> {
   await writeFile(
     join(dir, 'plugin.js'),
     `const group = require('node:fs').readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')[2];
-console.log('ready ' + process.pid + ' group ' + group);
 process.on('SIGTERM', () => { console.log('sigterm ' + process.pid); setTimeout(() => { console.log('closed cleanly ' + process.pid); process.exit(0); }, 300); });
+// Ready once its SIGTERM handler is in place: said before it, a stop on a loaded machine could come first and kill it.
+console.log('ready ' + process.pid + ' group ' + group);
 setInterval(() => {}, 1000);
 `,
   );
