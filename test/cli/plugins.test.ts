@@ -194,49 +194,30 @@ describe.concurrent('plugsmith plugins', { timeout: 120_000 }, () => {
     expect(badType.stderr).toContain('WIDGET');
     expect(noName.stderr).toContain('pass --name');
     // Event kinds and scopes: checked before anything is sent (2, with the closest), in any case.
-    const typo = await t.cli([
-      'plugins',
-      'create',
-      '--org',
-      ORG,
-      '--name',
-      'typo',
-      '--type',
-      'EVENT_HANDLER',
-      '--events',
-      'agent_mesage_received',
-    ]);
+    const create = (...flags: string[]) => ['plugins', 'create', '--org', ORG, ...flags];
+    const typo = await t.cli(
+      create('--name', 'typo', '--type', 'EVENT_HANDLER', '--events', 'agent_mesage_received'),
+    );
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('unknown event kind "agent_mesage_received"');
     expect(typo.stderr).toContain('(Did you mean AGENT_MESSAGE_RECEIVED?)');
-    const badScope = await t.cli([
-      'plugins',
-      'create',
-      '--org',
-      ORG,
-      '--name',
-      'typo',
-      '--type',
-      'APP',
-      '--scopes',
-      'AGENT_MESSAGE_WRIT',
-    ]);
+    const badScope = await t.cli(
+      create('--name', 'typo', '--type', 'APP', '--scopes', 'AGENT_MESSAGE_WRIT'),
+    );
     expect(badScope.code).toBe(2);
     expect(badScope.stderr).toContain('(Did you mean AGENT_MESSAGE_WRITE?)');
-    const lower = await t.json([
-      'plugins',
-      'create',
-      '--org',
-      ORG,
-      '--name',
-      'lower',
-      '--type',
-      'EVENT_HANDLER',
-      '--events',
-      'agent_message_received',
-      '--scopes',
-      'agent_message_write',
-    ]);
+    const lower = await t.json(
+      create(
+        '--name',
+        'lower',
+        '--type',
+        'EVENT_HANDLER',
+        '--events',
+        'agent_message_received',
+        '--scopes',
+        'agent_message_write',
+      ),
+    );
     expect(lower).toMatchObject({
       events: ['AGENT_MESSAGE_RECEIVED'],
       scopes: ['AGENT_MESSAGE_WRITE'],
