@@ -11,6 +11,9 @@ import { styleFor } from '../ui/style.js';
 import { listQueryOf, type ListFlags } from './list-options.js';
 import type { CommandInput, TargetFlags } from './types.js';
 
+/** The commands' output streams already told which emulator was picked (a command may resolve its settings twice). */
+const toldPicked = new WeakSet<object>();
+
 /** The merged settings for a command (flags > environment > profile). */
 export async function settingsFor(input: CommandInput<TargetFlags>): Promise<Settings> {
   const o = input.options;
@@ -21,7 +24,10 @@ export async function settingsFor(input: CommandInput<TargetFlags>): Promise<Set
     org: o.org,
   });
   // Several emulators run and none was named: say which one the command acts on (a delete must not surprise).
-  if (settings.emulatorPicked) note(input.io, input.global, settings.emulatorPicked);
+  if (settings.emulatorPicked && !toldPicked.has(input.io)) {
+    toldPicked.add(input.io);
+    note(input.io, input.global, settings.emulatorPicked);
+  }
   return settings;
 }
 

@@ -66,9 +66,8 @@ export const scopeList = valueList('scope', SCOPES);
 
 /** `--type KIND`: one event kind, any case, checked as `--events` is. */
 export function eventKindOption(flag: string) {
-  const kinds = valueList('event kind', EVENT_KINDS);
   return (value: string): string => {
-    const [kind, ...more] = kinds(value, undefined);
+    const [kind, ...more] = eventKindList(value, undefined);
     if (kind === undefined || more.length > 0)
       throw new InvalidOptionValue(`${flag} takes one event kind, not "${value}"`);
     return kind;

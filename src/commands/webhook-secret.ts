@@ -1,3 +1,4 @@
+import { env } from '../config/env.js';
 import { readStdin } from '../ui/dialogs.js';
 import { note } from '../ui/output.js';
 import type { CommandInput } from './types.js';
@@ -20,5 +21,5 @@ export async function givenWebhookSecret(
     );
     return flag;
   }
-  return process.env.PLUGSMITH_WEBHOOK_SECRET || undefined;
+  return env.webhookSecret();
 }

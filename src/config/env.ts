@@ -4,6 +4,8 @@ import { checkedHttpUrl } from './url.js';
 export const env = {
   /** User token; overrides the profile's. */
   token: () => process.env.PLUGSMITH_TOKEN || undefined,
+  /** A plugin's webhook secret (`emulator exec --deploy` sets it): what `check` and `trigger --direct` sign with. */
+  webhookSecret: () => process.env.PLUGSMITH_WEBHOOK_SECRET || undefined,
   /** The running emulator's admin credential (`x-plugsmith-admin`); overrides the one in its state file. */
   adminToken: () => process.env.PLUGSMITH_ADMIN_TOKEN || undefined,
   /** The org that org-scoped commands (and `dev`) use, like --org; overrides the profile's. */
