@@ -33,9 +33,10 @@ describe('dashboard: sign-in and the Overview', () => {
     await expect(page.getByLabel('Messaging API URL', { exact: true }).textContent()).resolves.toBe(
       emu.messagingUrl,
     );
-    await expect(
-      page.getByRole('definition').filter({ hasText: 'in memory' }).count(),
-    ).resolves.toBe(1);
+    // Counted once the store's row has rendered (count() does not wait; the URLs above come first).
+    await expect
+      .poll(() => page.getByRole('definition').filter({ hasText: 'in memory' }).count())
+      .toBe(1);
     // The token is masked until revealed, and copied whole either way.
     const token = page.getByLabel('token', { exact: true });
     expect(await token.textContent()).not.toContain(emu.token!.slice(6));
