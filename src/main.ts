@@ -197,11 +197,22 @@ function timeoutOption(value: string): number {
   return n;
 }
 
+/**
+ * `plugsmith help plugins create` as `plugsmith plugins create --help`: commander's help command reads only its first word,
+ * so it printed the help of the group `plugins`. One word (`plugsmith help plugins`) stays commander's.
+ */
+function helpAsOption(argv: string[]): string[] {
+  const [first, ...rest] = argv;
+  const words = rest.filter((word) => !word.startsWith('-'));
+  if (first !== 'help' || words.length < 2) return argv;
+  return [...rest, '--help'];
+}
+
 /** Runs the CLI with `argv` (without node and the script). Throws; never exits the process. */
 export async function main(argv: string[], io: Io): Promise<void> {
   const program = buildProgram(io);
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(helpAsOption(argv), { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
       // --help and --version end here with exit code 0.

@@ -91,6 +91,19 @@ describe('help, the command reference and completion', () => {
     expect(io.out()).toBe(buildProgram(bufferIo()).helpInformation());
   });
 
+  test("plugsmith help with a command of a group prints that command's help, as --help does", async () => {
+    const byHelp = bufferIo();
+    await main(['help', 'plugins', 'create'], byHelp);
+    const byOption = bufferIo();
+    await main(['plugins', 'create', '--help'], byOption);
+    expect(byHelp.out()).toContain('Usage: plugsmith plugins create [options]');
+    expect(byHelp.out()).toBe(byOption.out());
+    // One word is the group's help, as before.
+    const group = bufferIo();
+    await main(['help', 'plugins'], group);
+    expect(group.out()).toContain('Usage: plugsmith plugins [options] [command]');
+  });
+
   test('zsh and fish scripts cover every command; an unknown shell is a usage error', async () => {
     const program = buildProgram(bufferIo());
     expect(program.commands.length).toBeGreaterThan(0);
