@@ -28,12 +28,17 @@ afterAll(async () => {
 const mode = async (path: string) => (await stat(path)).mode & 0o777;
 
 describe('files that hold secrets are 0600', () => {
-  it('emulator export onto an existing 0644 file leaves it 0600 with the secrets, and no temporary file behind', async () => {
+  it('emulator export refuses an existing file unasked; with --force, onto a 0644 file, leaves it 0600 with the secrets, and no temporary file behind', async () => {
     await t.api.plugins.createInOrg(ORG, { name: 'moded', type: 'APP' } as never);
     const file = join(dir, 'export.json');
     await writeFile(file, 'old contents');
     await chmod(file, 0o644);
-    const result = await t.cli(['emulator', 'export', file, '--base-url', t.emu.url]);
+    // Unasked, an existing file is kept as it is.
+    const refused = await t.cli(['emulator', 'export', file, '--base-url', t.emu.url]);
+    expect(refused.code, refused.stderr).toBe(6);
+    expect(refused.stderr).toContain('export.json exists: pass --force to overwrite it');
+    expect(await readFile(file, 'utf8')).toBe('old contents');
+    const result = await t.cli(['emulator', 'export', file, '--base-url', t.emu.url, '--force']);
     expect(result.code, result.stderr).toBe(0);
     expect(await readFile(file, 'utf8')).toContain('whsec_');
     expect((await mode(file)).toString(8)).toBe('600');
@@ -48,7 +53,7 @@ describe('files that hold secrets are 0600', () => {
     await chmod(elsewhere, 0o644);
     const file = join(dir, 'linked-export.json');
     await symlink(elsewhere, file);
-    const result = await t.cli(['emulator', 'export', file, '--base-url', t.emu.url]);
+    const result = await t.cli(['emulator', 'export', file, '--base-url', t.emu.url, '--force']);
     expect(result.code, result.stderr).toBe(0);
     expect(await readFile(elsewhere, 'utf8')).toBe('not yours');
     expect((await lstat(file)).isFile()).toBe(true);

@@ -1,3 +1,4 @@
+import { lstat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunCommand, CommandInput, TargetFlags } from '../types.js';
 import { confirmDeletion, readJson, timeoutMsOf } from '../context.js';
@@ -71,30 +72,38 @@ export const dashboard = onEmulator<{ open?: boolean } & TargetFlags>(async (inp
 });
 
 /** Writes every record of the running emulator to a JSON file (owner-only: it holds webhook secrets). */
-export const exportCommand = onEmulator(async (input, url, admin) => {
-  const file = input.args[0];
-  const data = await admin.export();
-  try {
-    await writePrivateFile(file, JSON.stringify(data, null, 2) + '\n');
-  } catch (error) {
-    throw new UserError(`cannot write ${file}: ${(error as Error).message}`, EXIT.USAGE);
-  }
-  const collections = (data.collections ?? {}) as Record<string, unknown[]>;
-  const counts = Object.fromEntries(Object.entries(collections).map(([k, v]) => [k, v.length]));
-  const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  printResult(
-    input.io,
-    input.global,
-    { file, url, counts },
-    () => `Exported ${total} records from ${url} to ${file}.\n`,
-  );
-  if (!input.global.json)
-    note(
+export const exportCommand = onEmulator<{ force?: boolean } & TargetFlags>(
+  async (input, url, admin) => {
+    const file = input.args[0];
+    // An earlier backup is never replaced unasked; whatever stands at the name counts, a link too.
+    if (!input.options.force && (await lstat(file).catch(() => null)))
+      throw new UserError(
+        `${file} exists: pass --force to overwrite it, or name another file`,
+        EXIT.CONFLICT,
+      );
+    const data = await admin.export();
+    try {
+      await writePrivateFile(file, JSON.stringify(data, null, 2) + '\n');
+    } catch (error) {
+      throw new UserError(`cannot write ${file}: ${(error as Error).message}`, EXIT.USAGE);
+    }
+    const collections = (data.collections ?? {}) as Record<string, unknown[]>;
+    const counts = Object.fromEntries(Object.entries(collections).map(([k, v]) => [k, v.length]));
+    const total = Object.values(counts).reduce((a, b) => a + b, 0);
+    printResult(
       input.io,
       input.global,
-      'The file holds webhook secrets and token hashes: keep it private. Uploaded file contents are not included.',
+      { file, url, counts },
+      () => `Exported ${total} records from ${url} to ${file}.\n`,
     );
-});
+    if (!input.global.json)
+      note(
+        input.io,
+        input.global,
+        'The file holds webhook secrets and token hashes: keep it private. Uploaded file contents are not included.',
+      );
+  },
+);
 
 /** Replaces the running emulator's records with an export file (checked here, then by the emulator). */
 export const importCommand = onEmulator<{ yes?: boolean } & TargetFlags>(

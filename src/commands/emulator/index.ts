@@ -70,9 +70,10 @@ export const emulatorCommands = [
     examples: [
       'plugsmith emulator export backup.json',
       'plugsmith emulator export state.json --base-url http://127.0.0.1:4010',
+      'plugsmith emulator export backup.json --force',
     ],
     args: ['<file>'],
-    options: [urlOption],
+    options: [urlOption, { flags: '--force', description: 'overwrite the file when it exists' }],
     load: () => admin().then((m) => ({ default: m.exportCommand })),
   }),
   defineCommand({
