@@ -297,29 +297,39 @@ function leafPaths(
   return out;
 }
 
+/** The first field of `path` that `event`'s data does not have, in words; undefined when it has them all (or is open there). */
+export function unknownDataField(
+  event: keyof typeof EVENT_DATA_SCHEMAS,
+  path: string[],
+): { field: string; message: string; fix: string } | undefined {
+  const schema = EVENT_DATA_SCHEMAS[event];
+  for (let depth = 1; depth <= path.length; depth++) {
+    const found = schemaAt(schema, path.slice(0, depth));
+    if (found === null) return undefined;
+    if (found !== undefined) continue;
+    const parent = schemaAt(schema, path.slice(0, depth - 1)) as {
+      properties?: Record<string, unknown>;
+    } | null;
+    const fields = Object.keys(parent?.properties ?? {});
+    const field = path.slice(0, depth).join('.');
+    return {
+      field,
+      message: `${event}'s data has no field "${field}"`,
+      fix: `${suggestion(path[depth - 1], fields)}use one of its fields${fields.length ? ` (${fields.join(', ')})` : ''}`,
+    };
+  }
+  return undefined;
+}
+
 /** Payload fields the event's data does not have: errors, never silently ignored. */
 export function payloadProblems(event: string, payload: unknown, at: string): ScenarioProblem[] {
   if (!isObject(payload) || !(EVENT_KINDS as readonly string[]).includes(event)) return [];
-  const schema = EVENT_DATA_SCHEMAS[event as keyof typeof EVENT_DATA_SCHEMAS];
   const out: ScenarioProblem[] = [];
   for (const path of leafPaths(payload)) {
     if (out.length >= MAX_PROBLEMS_PER_PART) break;
-    for (let depth = 1; depth <= path.length; depth++) {
-      const found = schemaAt(schema, path.slice(0, depth));
-      if (found === null) break;
-      if (found !== undefined) continue;
-      const parent = schemaAt(schema, path.slice(0, depth - 1)) as {
-        properties?: Record<string, unknown>;
-      } | null;
-      const fields = Object.keys(parent?.properties ?? {});
-      const field = path[depth - 1];
-      out.push({
-        path: `${at}.${path.slice(0, depth).join('.')}`,
-        message: `${event}'s data has no field "${path.slice(0, depth).join('.')}"`,
-        fix: `${suggestion(field, fields)}use one of its fields${fields.length ? ` (${fields.join(', ')})` : ''}`,
-      });
-      break;
-    }
+    const unknown = unknownDataField(event as keyof typeof EVENT_DATA_SCHEMAS, path);
+    if (unknown)
+      out.push({ path: `${at}.${unknown.field}`, message: unknown.message, fix: unknown.fix });
   }
   return out;
 }

@@ -15,7 +15,7 @@ export const triggerOptions = [
   {
     flags: '--set <path=value>',
     description:
-      "override one field of the event's data (repeatable; the value is JSON or text); the emulator then emits that payload",
+      "override one field of the event's data (repeatable; the value is JSON or text; a field the data does not have is refused); the emulator then emits that payload",
     parse: parseSet,
   },
   {

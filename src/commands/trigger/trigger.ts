@@ -9,6 +9,8 @@ import { attemptOutputLines, deliverySummary } from '../../dev/delivery-view.js'
 import { accepted } from '../../delivery-watch/index.js';
 import { styleFor } from '../../ui/style.js';
 import type { Delivery } from '../../client/index.js';
+import type { DataOverride } from '../../trigger/overrides.js';
+import { unknownDataField } from '../../scenario/schema-problems.js';
 import type { triggerOptions } from './options.js';
 
 type TriggerOptions = OptionsOf<typeof triggerOptions>;
@@ -32,6 +34,18 @@ async function dataOf(raw: string | undefined): Promise<Record<string, unknown> 
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new UserError("--data must be a JSON object: the event's data", EXIT.VALIDATION);
   return parsed as Record<string, unknown>;
+}
+
+/** Each `--set` path must name a field of the event's sample data (the fields of an open part are any). */
+function refuseUnknownFields(type: ReturnType<typeof eventTypeOf>, overrides: DataOverride[]) {
+  for (const { path } of overrides) {
+    const unknown = unknownDataField(type, path);
+    if (unknown)
+      throw new UserError(
+        `--set ${path.join('.')}: ${unknown.message}: ${unknown.fix} (to send fields the event does not have, pass the whole data with --data)`,
+        EXIT.USAGE,
+      );
+  }
 }
 
 /** Signs a sample event and POSTs it to --direct URL; prints the plugin's answer. */
@@ -137,6 +151,8 @@ const trigger: RunCommand<TriggerOptions> = async (input) => {
   const o = input.options;
   const type = eventTypeOf(input.args[0]);
   const data = await dataOf(o.data);
+  // A field the event does not have is a typo, refused as a scenario's payload refuses it; --data sends any payload.
+  if (data === undefined) refuseUnknownFields(type, o.set ?? []);
   if (o.direct) return direct(input, type, data);
   if (o.secret)
     throw new UserError(
