@@ -69,6 +69,11 @@ export async function claimPortNear(taken: number, project: string): Promise<Por
     const claim = await claimFree(port, project);
     if (typeof claim !== 'string') return claim;
   }
+  return claimAnyFree(project);
+}
+
+/** A claimed free port, any (the system's choice). */
+async function claimAnyFree(project: string): Promise<PortClaim> {
   for (;;) {
     const claim = await claimFree(await freePortNear(65535), project);
     if (typeof claim !== 'string') return claim;
@@ -87,6 +92,8 @@ export async function choosePluginPort(options: {
   pluginPort?: number;
 }): Promise<PluginPortChoice> {
   const project = dirname(options.manifestPath);
+  // --plugin-port 0: a free port, as the emulator's ports take 0; it never moves.
+  if (options.pluginPort === 0) return { claim: await claimAnyFree(project), movable: false };
   if (options.pluginPort !== undefined) {
     const claim = await claimFree(options.pluginPort, project);
     if (typeof claim !== 'string') return { claim, movable: false };
@@ -143,13 +150,15 @@ export class PluginPort {
   private moved: number | undefined;
 
   constructor(
-    /** --plugin-port. */
+    /** --plugin-port (0: any free port). */
     private readonly asked: number | undefined,
     private readonly project: string,
   ) {}
 
   /** PORT for the plugin when dev sets it; undefined when the manifest's own is used. */
   get port(): number | undefined {
+    // --plugin-port 0: the free port chosen for it.
+    if (this.asked === 0) return this.claim?.port;
     return this.asked ?? this.moved;
   }
 

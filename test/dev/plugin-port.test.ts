@@ -128,6 +128,35 @@ test('a port asked for that is taken is still an error naming its holder (exit 6
   }
 });
 
+test('--plugin-port 0 gives the plugin a free port of its own, deployed and verified there, whatever holds the default', {
+  timeout: 90_000,
+}, async () => {
+  const env = await freshMachine();
+  const defaultPort = await freePort();
+  const a = await project('alpha', defaultPort);
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(defaultPort, done));
+  onTestFinished(() => new Promise<void>((done) => server.close(() => done())));
+
+  const dev = spawnCli(['dev', '--cmd', 'node server.js', '--plugin-port', '0'], { cwd: a, env });
+  await dev.lineMatching(/PLUGIN_INSTALLED\s+delivered/);
+  const verified = /webhook verified: http:\/\/127\.0\.0\.1:(\d+)\/webhook/.exec(dev.stderr());
+  expect(verified, dev.stderr()).not.toBeNull();
+  const port = Number(verified![1]);
+  expect(port).toBeGreaterThan(0);
+  expect(port).not.toBe(defaultPort);
+  // Asked for, so nothing "moved".
+  expect(dev.stderr()).not.toContain('instead');
+  const triggered = await runCliInProcess(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], {
+    cwd: a,
+    env,
+  });
+  expect(triggered.code, triggered.stderr).toBe(0);
+  expect(JSON.parse(triggered.stdout).reply).toMatchObject({ sender: 'CHARACTER' });
+  expect(await dev.stop('SIGINT')).toMatchObject({ code: 0 });
+});
+
 test('a plugin that cannot listen on its first start (another program took the default port after dev checked it) moves to a free port, is redeployed and verified there', {
   timeout: 90_000,
 }, async () => {

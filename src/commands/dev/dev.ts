@@ -21,7 +21,8 @@ const dev: RunCommand<DevFlags> = async (input) => {
   // Fail at once on a missing or invalid manifest, before starting anything.
   const manifest = await loadManifest(
     manifestPath,
-    o.pluginPort !== undefined ? { ...process.env, PORT: String(o.pluginPort) } : process.env,
+    // --plugin-port 0 is chosen when dev starts; the manifest is checked with its own default meanwhile.
+    o.pluginPort ? { ...process.env, PORT: String(o.pluginPort) } : process.env,
   );
   // --cmd, else the manifest's dev.command (a plugin in another language), else the npm script.
   const command = o.cmd ?? manifest.dev?.command ?? 'npm run dev';

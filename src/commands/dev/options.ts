@@ -13,8 +13,8 @@ export const devOptions = [
     flags: '--plugin-port <port>',
     description:
       // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
-      "PORT given to the plugin (and to ${PORT} in the manifest's webhookUrl), which must be free; default: the webhookUrl's port, or a free one when the manifest's default port is taken",
-    parse: integerOption('--plugin-port', 1, 65535),
+      "PORT given to the plugin (and to ${PORT} in the manifest's webhookUrl), which must be free (0: a free one); default: the webhookUrl's port, or a free one when the manifest's default port is taken",
+    parse: integerOption('--plugin-port', 0, 65535),
   },
   {
     flags: '--emulator-port <port>',
