@@ -166,6 +166,16 @@ describe('after 150+ deliveries, scenario runs among them, record has the newest
     const result = JSON.parse(run.stdout);
     expect(Date.parse(result.since)).toBeGreaterThan(Date.now() - 10 * 60_000);
     expect(result.failures).toEqual([]);
+    // Again without --force: the recording is kept, and the message says both ways out.
+    const again = await runCli(
+      ['scenario', 'record', '-o', 'fresh.json', '--since', '2m', '--plugin', s.pluginId],
+      { cwd: dir, env: await s.cliEnv() },
+    );
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(
+      'fresh.json exists: pass --force to overwrite it, or another -o',
+    );
+    expect(JSON.parse(await readFile(join(dir, 'fresh.json'), 'utf8'))).toEqual(scenario);
   });
 
   test('a bad --since is refused, naming both forms (and a unit for a bare number)', async () => {

@@ -35,7 +35,7 @@ describe('files that hold secrets are 0600', () => {
     await chmod(file, 0o644);
     // Unasked, an existing file is kept as it is.
     const refused = await t.cli(['emulator', 'export', file, '--base-url', t.emu.url]);
-    expect(refused.code, refused.stderr).toBe(6);
+    expect(refused.code, refused.stderr).toBe(2);
     expect(refused.stderr).toContain('export.json exists: pass --force to overwrite it');
     expect(await readFile(file, 'utf8')).toBe('old contents');
     const result = await t.cli(['emulator', 'export', file, '--base-url', t.emu.url, '--force']);

@@ -79,7 +79,7 @@ export const exportCommand = onEmulator<{ force?: boolean } & TargetFlags>(
     if (!input.options.force && (await lstat(file).catch(() => null)))
       throw new UserError(
         `${file} exists: pass --force to overwrite it, or name another file`,
-        EXIT.CONFLICT,
+        EXIT.USAGE,
       );
     const data = await admin.export();
     try {

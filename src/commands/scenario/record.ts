@@ -31,7 +31,7 @@ const record: RunCommand<ScenarioRecordFlags> = async (input) => {
   if (existsSync(file) && !o.force)
     throw new UserError(
       `${o.output} exists: pass --force to overwrite it, or another -o`,
-      EXIT.CONFLICT,
+      EXIT.USAGE,
     );
   const manifestPath = resolve(o.manifest);
   const project = dirname(manifestPath);
