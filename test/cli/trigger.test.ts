@@ -246,40 +246,21 @@ describe('plugsmith trigger', () => {
       'message.content=x',
     ]);
     expect(notSubscribed.code).toBe(2);
-    const badSet = await t.cli([
-      'trigger',
-      'REPOSITORY_FILE_ADDED',
-      '--plugin',
-      provider.id,
-      '--set',
-      'novalue',
-    ]);
+    const fileAddedWith = (assignment: string) =>
+      t.cli(['trigger', 'REPOSITORY_FILE_ADDED', '--plugin', provider.id, '--set', assignment]);
+    const badSet = await fileAddedWith('novalue');
     expect(badSet.code).toBe(2);
     expect(badSet.stderr).toContain('path=value');
 
     // A field the event's data does not have is a typo: refused, with the fields it has; nothing is sent.
     const sent = (await t.json(['logs', '--plugin', provider.id])).length;
-    const typo = await t.cli([
-      'trigger',
-      'REPOSITORY_FILE_ADDED',
-      '--plugin',
-      provider.id,
-      '--set',
-      'data.file.fileName=x',
-    ]);
+    const typo = await fileAddedWith('data.file.fileName=x');
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain(
       '--set data.file.fileName: REPOSITORY_FILE_ADDED\'s data has no field "data": use one of its fields (repositoryId, file)',
     );
     expect(typo.stderr).toContain('pass the whole data with --data');
-    const near = await t.cli([
-      'trigger',
-      'REPOSITORY_FILE_ADDED',
-      '--plugin',
-      provider.id,
-      '--set',
-      'repositryId=repo_x',
-    ]);
+    const near = await fileAddedWith('repositryId=repo_x');
     expect(near.code).toBe(2);
     expect(near.stderr).toContain('did you mean "repositoryId"?');
     expect((await t.json(['logs', '--plugin', provider.id])).length).toBe(sent);

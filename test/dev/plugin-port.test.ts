@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, onTestFinished, test } from 'vitest';
@@ -33,6 +34,23 @@ async function project(name: string, defaultPort: number): Promise<string> {
   await writeFile(join(dir, 'plugsmith.json'), JSON.stringify(manifest, null, 2));
   await writeFile(join(dir, 'server.js'), SERVER_JS);
   return dir;
+}
+
+/** Another program listening on `port` until the test ends. */
+async function holdPort(port: number): Promise<void> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(port, done));
+  onTestFinished(() => new Promise<void>((done) => server.close(() => done())));
+}
+
+/** A trigger in the project `dir` gets the plugin's reply. */
+async function expectReply(dir: string, env: Record<string, string>): Promise<void> {
+  const triggered = await runCliInProcess(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], {
+    cwd: dir,
+    env,
+  });
+  expect(triggered.code, triggered.stderr).toBe(0);
+  expect(JSON.parse(triggered.stdout).reply).toMatchObject({ sender: 'CHARACTER' });
 }
 
 test('a second project on the same default plugin port: dev moves its plugin to a free port and deploys with it; deploy without PORT keeps that port', {
@@ -111,10 +129,7 @@ test('a port asked for that is taken is still an error naming its holder (exit 6
   const env = await freshMachine();
   const a = await project('alpha', await freePort());
   const holder = await freePort();
-  const { createServer } = await import('node:net');
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(holder, done));
-  onTestFinished(() => new Promise<void>((done) => server.close(() => done())));
+  await holdPort(holder);
   for (const [args, extra] of [
     [['--plugin-port', String(holder)], {}],
     [[], { PORT: String(holder) }],
@@ -134,10 +149,7 @@ test('--plugin-port 0 gives the plugin a free port of its own, deployed and veri
   const env = await freshMachine();
   const defaultPort = await freePort();
   const a = await project('alpha', defaultPort);
-  const { createServer } = await import('node:net');
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(defaultPort, done));
-  onTestFinished(() => new Promise<void>((done) => server.close(() => done())));
+  await holdPort(defaultPort);
 
   const dev = spawnCli(['dev', '--cmd', 'node server.js', '--plugin-port', '0'], { cwd: a, env });
   await dev.lineMatching(/PLUGIN_INSTALLED\s+delivered/);
@@ -148,12 +160,7 @@ test('--plugin-port 0 gives the plugin a free port of its own, deployed and veri
   expect(port).not.toBe(defaultPort);
   // Asked for, so nothing "moved".
   expect(dev.stderr()).not.toContain('instead');
-  const triggered = await runCliInProcess(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], {
-    cwd: a,
-    env,
-  });
-  expect(triggered.code, triggered.stderr).toBe(0);
-  expect(JSON.parse(triggered.stdout).reply).toMatchObject({ sender: 'CHARACTER' });
+  await expectReply(a, env);
   expect(await dev.stop('SIGINT')).toMatchObject({ code: 0 });
 });
 
@@ -189,11 +196,6 @@ ${SERVER_JS}`,
   for (let waited = 0; !dev.stderr().includes(ready) && waited < 30_000; waited += 100)
     await new Promise((r) => setTimeout(r, 100));
   expect(dev.stderr()).toContain(ready);
-  const triggered = await runCliInProcess(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], {
-    cwd: a,
-    env,
-  });
-  expect(triggered.code, triggered.stderr).toBe(0);
-  expect(JSON.parse(triggered.stdout).reply).toMatchObject({ sender: 'CHARACTER' });
+  await expectReply(a, env);
   expect(await dev.stop('SIGINT')).toMatchObject({ code: 0 });
 });
