@@ -52,14 +52,25 @@ describe.each(LANGUAGES)(
       const dir = join(work, 'plugin');
       await project(dir, env);
       const port = await freePort();
+      // As a CI job runs it: --json, deliveries as JSON lines on stdout, the plugin's own lines on stderr.
       const dev = spawnCli(
-        ['dev', '--emulator-port', '0', '--messaging-port', '0', '--plugin-port', String(port)],
+        [
+          '--json',
+          'dev',
+          '--emulator-port',
+          '0',
+          '--messaging-port',
+          '0',
+          '--plugin-port',
+          String(port),
+        ],
         { cwd: dir, env },
       );
       onTestFinished(async () => {
         await dev.stop('SIGTERM');
       });
-      await dev.lineMatching(/PLUGIN_INSTALLED\s+delivered/);
+      const installed = await dev.lineMatching(/"PLUGIN_INSTALLED"/);
+      expect(JSON.parse(installed).delivery).toMatchObject({ type: 'PLUGIN_INSTALLED' });
       const state = JSON.parse(await readFile(stateFileOf(configDir, dir), 'utf8'));
       const adminHeaders = { 'x-plugsmith-admin': state.adminToken };
       const adminGet = async (path: string) => {
@@ -124,6 +135,11 @@ describe.each(LANGUAGES)(
       expect(text.stdout).toMatch(/attempt 1 .* HTTP 500/);
       expect(text.stdout).toMatch(/plugin output \(\d+ lines?\):/);
       expect(text.stdout).toContain('cannot reply to');
+      // dev --json showed the same stack line on stderr, marked as the plugin's; its stdout is JSON alone.
+      const stackShown = new RegExp(`^plugin  ${stackLine.source.slice(1)}`, 'm');
+      await dev.stderrShows(stackShown);
+      expect(dev.stdoutLines().length).toBeGreaterThan(1);
+      for (const line of dev.stdoutLines()) expect(() => JSON.parse(line), line).not.toThrow();
       await dev.stop('SIGTERM');
     });
   },

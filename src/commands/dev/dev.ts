@@ -88,8 +88,9 @@ const dev: RunCommand<DevFlags> = async (input) => {
           global,
           err.green('dev  ') + `ready: the plugin answers its challenge at ${webhookUrl}`,
         ),
+      // On stderr with --json too: stdout is the deliveries' JSON, and a CI log needs the plugin's crash trace.
       pluginOutput: (line) => {
-        if (!global.quiet && !global.json) io.stderr.write(err.dim('plugin  ') + line + '\n');
+        if (!global.quiet) io.stderr.write(err.dim('plugin  ') + line + '\n');
       },
       // The emulator's own reports (a failure inside it, a hold that expired) are never quieted.
       emulatorLog: (line) =>
