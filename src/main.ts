@@ -198,21 +198,32 @@ function timeoutOption(value: string): number {
 }
 
 /**
- * `plugsmith help plugins create` as `plugsmith plugins create --help`: commander's help command reads only its first word,
- * so it printed the help of the group `plugins`. One word (`plugsmith help plugins`) stays commander's.
+ * `plugsmith help <words>` and `plugsmith <group> help <words>` as `plugsmith <group> <words> --help`: commander's help
+ * command reads only its first word (`help plugins create` printed the group's help) and answers an unknown one with its
+ * internal "(outputHelp)". Words that name no command are run without --help, so they get the unknown-command error that
+ * `plugsmith <group> <words>` gets. A "help" after a command that takes arguments (`files upload help`) is an argument.
  */
-function helpAsOption(argv: string[]): string[] {
-  const [first, ...rest] = argv;
-  const words = rest.filter((word) => !word.startsWith('-'));
-  if (first !== 'help' || words.length < 2) return argv;
-  return [...rest, '--help'];
+function helpAsOption(program: Command, argv: string[]): string[] {
+  const at = argv.indexOf('help');
+  if (at === -1 || argv.some((word) => word.startsWith('-'))) return argv;
+  const path = [...argv.slice(0, at), ...argv.slice(at + 1)];
+  let command = program;
+  for (const [index, word] of path.entries()) {
+    // Only a group has a help command: after a command of its own, "help" is that command's argument.
+    if (index === at && command.commands.length === 0) return argv;
+    const next = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!next || next.name() === 'help') return path;
+    command = next;
+  }
+  if (at === path.length && command.commands.length === 0) return argv;
+  return path.length === 0 ? argv : [...path, '--help'];
 }
 
 /** Runs the CLI with `argv` (without node and the script). Throws; never exits the process. */
 export async function main(argv: string[], io: Io): Promise<void> {
   const program = buildProgram(io);
   try {
-    await program.parseAsync(helpAsOption(argv), { from: 'user' });
+    await program.parseAsync(helpAsOption(program, argv), { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
       // --help and --version end here with exit code 0.

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { commands } from '../../src/commands/registry.js';
 import { buildProgram, main } from '../../src/main.js';
+import { UserError } from '../../src/errors.js';
 import type { Io } from '../../src/ui/io.js';
 import { useCliEnv } from '../kit/cli-env.js';
 
@@ -98,10 +99,25 @@ describe('help, the command reference and completion', () => {
     await main(['plugins', 'create', '--help'], byOption);
     expect(byHelp.out()).toContain('Usage: plugsmith plugins create [options]');
     expect(byHelp.out()).toBe(byOption.out());
-    // One word is the group's help, as before.
+    // One word is the group's help, as before; a group's own help command reads the rest the same way.
     const group = bufferIo();
     await main(['help', 'plugins'], group);
     expect(group.out()).toContain('Usage: plugsmith plugins [options] [command]');
+    const inGroup = bufferIo();
+    await main(['plugins', 'help', 'create'], inGroup);
+    expect(inGroup.out()).toBe(byOption.out());
+    // A word that names no command is the unknown-command error `plugsmith <words>` gives, never commander's "(outputHelp)".
+    for (const [words, message] of [
+      [['help', 'nope'], "unknown command 'nope' (its commands: login,"],
+      [['help', 'plugins', 'nope'], "unknown command 'nope' of `plugsmith plugins`"],
+      [['plugins', 'help', 'nope'], "unknown command 'nope' of `plugsmith plugins`"],
+    ] as const) {
+      const error = await main([...words], bufferIo()).catch((e: unknown) => e);
+      expect(error, words.join(' ')).toBeInstanceOf(UserError);
+      expect((error as UserError).message).toContain(message);
+      expect((error as UserError).message).not.toContain('outputHelp');
+      expect((error as UserError).exitCode).toBe(2);
+    }
   });
 
   test('zsh and fish scripts cover every command; an unknown shell is a usage error', async () => {
