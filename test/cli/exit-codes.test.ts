@@ -116,6 +116,19 @@ describe('representative cases of the table', () => {
     expect(login.stderr).toContain('no emulator is running');
   });
 
+  test('doctor with no profile and no emulator: one problem, the emulator, exit 4; no login asked for', async () => {
+    const empty = await tempConfigDir();
+    const doctor = await runCli(['doctor'], {
+      env: isolated(empty, { PLUGSMITH_TOKEN: '', PLUGSMITH_API_KEY: '' }),
+    });
+    expect(doctor.code, doctor.stderr).toBe(4);
+    expect(doctor.stderr).toContain('1 problem found: emulator');
+    expect(doctor.stdout).toMatch(/^✖ emulator +no emulator is running/m);
+    expect(doctor.stdout).toMatch(/^✔ profile +none: commands use the running local emulator/m);
+    expect(doctor.stdout).not.toContain('messaging API');
+    expect(doctor.stdout).not.toMatch(/✔ emulator/);
+  });
+
   test('without a terminal, a command that would ask for several values names them all in one run (2)', async () => {
     const config = await tempConfigDir();
     const [remote, urlOnly] = await Promise.all([

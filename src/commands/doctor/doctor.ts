@@ -72,12 +72,16 @@ async function checkConfig(): Promise<Check> {
 
 /** Which profile and URLs are in effect. */
 function checkProfile(settings: Settings): Check {
+  // No profile is needed locally: what is missing then is an emulator, which the emulator check reports (exit 4).
+  if (!settings.baseUrl && settings.noEmulator)
+    return ok(
+      'profile',
+      'none: commands use the running local emulator, no login needed (for a remote platform run `plugsmith login --base-url URL` or set PLUGSMITH_BASE_URL)',
+    );
   if (!settings.baseUrl)
     return fail(
       'profile',
-      settings.noEmulator
-        ? `${settings.noEmulator} (no login is needed for it; for a remote platform run \`plugsmith login --base-url URL\` or set PLUGSMITH_BASE_URL)`
-        : 'no management URL: run `plugsmith login --base-url URL` or set PLUGSMITH_BASE_URL (for the local emulator, `plugsmith login --local`)',
+      'no management URL: run `plugsmith login --base-url URL` or set PLUGSMITH_BASE_URL (for the local emulator, `plugsmith login --local`)',
       EXIT.AUTH,
     );
   const emulator = settings.emulatorStateFile
@@ -142,6 +146,8 @@ async function checkManagement(client: PlatformClient, settings: Settings): Prom
 
 /** The messaging API and the API key: 404 for an unknown conversation means the key is good. */
 async function checkMessaging(client: PlatformClient, settings: Settings): Promise<Check[]> {
+  // Nothing is targeted (no profile, no emulator): a running emulator brings its messaging URL, so there is nothing to add.
+  if (!settings.messagingUrl && !settings.baseUrl) return [];
   if (!settings.messagingUrl)
     return [
       warn(
@@ -174,9 +180,15 @@ async function checkEmulator(client: PlatformClient, settings: Settings): Promis
   const choice = await chooseEmulator();
   const state = choice.state;
   if (!state) {
-    return settings.local
-      ? fail('emulator', `the profile is local but ${noEmulatorMessage(choice)}`, EXIT.NOT_FOUND)
-      : ok('emulator', 'not running (start one with `plugsmith emulator start`)');
+    if (settings.local)
+      return fail(
+        'emulator',
+        `the profile is local but ${noEmulatorMessage(choice)}`,
+        EXIT.NOT_FOUND,
+      );
+    // Without a profile, commands have nothing to talk to until one runs.
+    if (!settings.baseUrl) return fail('emulator', noEmulatorMessage(choice), EXIT.NOT_FOUND);
+    return ok('emulator', 'not running (start one with `plugsmith emulator start`)');
   }
   const health = await probe(() => client.withOptions({ baseUrl: state.url }).emulator.health());
   if (!('status' in health) || health.status !== 200) {
