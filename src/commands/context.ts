@@ -32,6 +32,17 @@ export async function settingsFor(input: CommandInput<TargetFlags>): Promise<Set
 }
 
 /** A client for the command's target; a credential in `needs` that is missing is an error naming how to provide it. */
+/**
+ * A base URL given with the management API's /api (as the emulator's banner once printed it) is not the one a running
+ * emulator is found by, so its token is not found either: say which URL to give.
+ */
+function apiPathHint(baseUrl: string | undefined): string {
+  if (!baseUrl || !URL.canParse(baseUrl)) return '';
+  const url = new URL(baseUrl);
+  if (!/^\/api\/?$/.test(url.pathname)) return '';
+  return ` (the base URL is without /api: ${url.origin})`;
+}
+
 export async function clientFor(
   input: CommandInput,
   needs: { token?: boolean; apiKey?: boolean; messaging?: boolean } = { token: true },
@@ -47,7 +58,10 @@ export async function clientFor(
     );
   }
   if (needs.token && !settings.token) {
-    throw new UserError('no token: run `plugsmith login` or set PLUGSMITH_TOKEN', EXIT.AUTH);
+    throw new UserError(
+      `no token: run \`plugsmith login\` or set PLUGSMITH_TOKEN${apiPathHint(settings.baseUrl)}`,
+      EXIT.AUTH,
+    );
   }
   if (needs.apiKey && !settings.apiKey) {
     throw new UserError(

@@ -203,7 +203,8 @@ describe('plugsmith emulator start', () => {
     // One voice with README and doctor: no login against the local emulator.
     expect(text).toContain('No login needed');
     expect(text).not.toContain('login --local');
-    const management = /management API\s+(http:\/\/127\.0\.0\.2:\d+)\/api/.exec(text)![1];
+    // The base URL other commands take, not a route under it.
+    const management = /management API\s+(http:\/\/127\.0\.0\.2:\d+)\s+\(the base URL/.exec(text)![1];
     expect(text).toMatch(/messaging API\s+http:\/\/127\.0\.0\.2:\d+/);
     const token = /token\s+(pst_\S+)/.exec(text)![1];
     expect(text).toMatch(/API key\s+psk_\S+/);
@@ -214,6 +215,19 @@ describe('plugsmith emulator start', () => {
       body: JSON.stringify({ name: 'only in memory' }),
     });
     expect(created.statusCode).toBe(201);
+    // The banner's URL is what commands take; one given with /api gets its token nowhere, and is told which to give.
+    const bare = { PLUGSMITH_CONFIG_DIR: config, PLUGSMITH_TOKEN: '', PLUGSMITH_BASE_URL: '' };
+    const listed = await runCliInProcess(['repos', 'list', '--json', '--base-url', management], {
+      cwd,
+      env: bare,
+    });
+    expect(listed.code, listed.stderr).toBe(0);
+    const withApi = await runCliInProcess(['repos', 'list', '--base-url', `${management}/api`], {
+      cwd,
+      env: bare,
+    });
+    expect(withApi.code).toBe(3);
+    expect(withApi.stderr).toContain(`(the base URL is without /api: ${management})`);
     expect((await proc.stop('SIGINT')).code).toBe(0);
     expect(await readdir(cwd)).toEqual([]);
   });

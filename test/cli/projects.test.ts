@@ -198,7 +198,7 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
     // The defaults (4010/4011): whoever holds them, B's emulator starts, on free ports when needed, and says where.
     const second = spawnCli(['emulator', 'start'], { cwd: b, env });
     const banner = await second.lineMatching(/management API/);
-    const url = /(http:\/\/127\.0\.0\.1:\d+)\/api/.exec(banner)![1];
+    const url = /(http:\/\/127\.0\.0\.1:\d+) /.exec(banner)![1];
     expect(url).not.toBe(stateA.url);
     expect(second.stderr()).toMatch(
       url.endsWith(':4010')

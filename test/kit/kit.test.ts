@@ -97,7 +97,7 @@ describe('the test kit', () => {
       '--messaging-port',
       '0',
     ]);
-    expect(await proc.lineMatching(/management API/)).toMatch(/http:\/\/127\.0\.0\.1:\d+\/api/);
+    expect(await proc.lineMatching(/management API/)).toMatch(/http:\/\/127\.0\.0\.1:\d+ /);
     // The lines read on the way stay in stdoutLines(), for a test that looks at them all.
     expect(proc.stdoutLines()[0]).toBe('plugsmith emulator ready');
     await expect(proc.lineMatching(/never printed/, { timeoutMs: 300 })).rejects.toThrow(

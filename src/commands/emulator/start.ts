@@ -160,7 +160,7 @@ export const start: RunCommand<StartOptions> = async ({ options: o, global, io }
     io.stdout.write(
       [
         'plugsmith emulator ready',
-        `  management API  ${state.url}/api`,
+        `  management API  ${state.url}  (the base URL: --base-url, PLUGSMITH_BASE_URL; its routes are under /api)`,
         `  messaging API   ${state.messagingUrl}`,
         `  token           ${state.token ?? '(none in the seed)'}`,
         `  API key         ${state.apiKey ?? '(none in the seed)'}`,
