@@ -254,12 +254,18 @@ describe('plugsmith trigger', () => {
 
     // A field the event's data does not have is a typo: refused, with the fields it has; nothing is sent.
     const sent = (await t.json(['logs', '--plugin', provider.id])).length;
-    const typo = await fileAddedWith('data.file.fileName=x');
+    const typo = await fileAddedWith('files.fileName=x');
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain(
-      '--set data.file.fileName: REPOSITORY_FILE_ADDED\'s data has no field "data": use one of its fields (repositoryId, file)',
+      '--set files.fileName: REPOSITORY_FILE_ADDED\'s data has no field "files": did you mean "file"? use one of its fields (repositoryId, file)',
     );
     expect(typo.stderr).toContain('pass the whole data with --data');
+    // Written from the event's top: the path inside its data is named.
+    const fromTop = await fileAddedWith('data.repositoryId=repo_x');
+    expect(fromTop.code).toBe(2);
+    expect(fromTop.stderr).toContain(
+      "--set data.repositoryId: paths start inside the event's data: --set repositoryId=…",
+    );
     const near = await fileAddedWith('repositryId=repo_x');
     expect(near.code).toBe(2);
     expect(near.stderr).toContain('did you mean "repositoryId"?');

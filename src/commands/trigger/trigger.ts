@@ -40,6 +40,12 @@ async function dataOf(raw: string | undefined): Promise<Record<string, unknown> 
 function refuseUnknownFields(type: ReturnType<typeof eventTypeOf>, overrides: DataOverride[]) {
   for (const { path } of overrides) {
     const unknown = unknownDataField(type, path);
+    // `data.message.content`: the path written from the event's top, where it starts inside its data.
+    if (unknown && path[0] === 'data' && path.length > 1 && !unknownDataField(type, path.slice(1)))
+      throw new UserError(
+        `--set ${path.join('.')}: paths start inside the event's data: --set ${path.slice(1).join('.')}=…`,
+        EXIT.USAGE,
+      );
     if (unknown)
       throw new UserError(
         `--set ${path.join('.')}: ${unknown.message}: ${unknown.fix} (to send fields the event does not have, pass the whole data with --data)`,
