@@ -265,7 +265,7 @@ describe('plugsmith init refusals', () => {
       const result = await runCli(['init', dir, '--yes']);
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toContain(
-        `The folder's name "${folder}" is not a valid plugin name: a name may hold only lowercase letters, digits and - . _`,
+        `the folder's name "${folder}" is not a valid plugin name: a name may hold only lowercase letters, digits and - . _`,
       );
       expect(result.stderr).toMatch(/Pass --name [a-z0-9]/);
       await expect(readdir(dir)).rejects.toThrow(/ENOENT/);

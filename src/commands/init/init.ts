@@ -119,7 +119,7 @@ const init: RunCommand<OptionsOf<typeof initOptions>> = async (input) => {
     const problem = checkName(folderName);
     if (problem !== true)
       throw new UserError(
-        `The folder's name "${folderName}" is not a valid plugin name: a name ${problem}. Pass --name ${nameFromDir(folderName)} (or another valid name)`,
+        `the folder's name "${folderName}" is not a valid plugin name: a name ${problem}. Pass --name ${nameFromDir(folderName)} (or another valid name)`,
         EXIT.USAGE,
       );
   }
