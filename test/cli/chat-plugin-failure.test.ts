@@ -59,6 +59,8 @@ test('chat -m ends at the failed attempt with the plugin’s own error, and afte
   expect(failed.stderr).toMatch(/delivery (dlv_\w+) \w+ \(HTTP 500/);
   expect(failed.stderr).toMatch(/plugin output \(\d+ lines?\):/);
   expect(failed.stderr).toContain('cannot reply to');
+  // No reply was printed: stdout has nothing, not an empty reply a script would read.
+  expect(failed.stdout).toBe('');
   const deliveryId = /delivery (dlv_\w+)/.exec(failed.stderr)![1];
   expect(failed.stderr).toContain(`\`plugsmith logs ${deliveryId}\``);
 
@@ -95,6 +97,7 @@ test('chat -m ends at the failed attempt with the plugin’s own error, and afte
   });
   expect(silent.signal, silent.stderr).toBeNull();
   expect(silent.code, silent.stderr).toBe(7);
+  expect(silent.stdout).toBe('');
   expect(silent.stderr).toMatch(
     /the plugin accepted the event but wrote no message in conversation conv_\w+ within 2s: delivery dlv_\w+ \(HTTP 200\)/,
   );

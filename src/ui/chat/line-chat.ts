@@ -34,7 +34,8 @@ export async function runLineChat(
   io: Io,
   options: LineChatOptions,
 ): Promise<void> {
-  const stop = session.on((update) => print(io, options, update));
+  const reply: ReplyLine = { open: false };
+  const stop = session.on((update) => print(io, options, update, reply));
   try {
     await step(session, () => session.start());
     const lines =
@@ -44,12 +45,24 @@ export async function runLineChat(
     for await (const line of lines) {
       // Blank lines are not messages (the platform refuses empty text): skip them.
       if (line.trim() === '') continue;
-      await step(session, () => sendOne(session, io, options, line));
+      await step(session, () => sendOne(session, io, options, line, reply));
       if (!options.json) io.stdout.write('\n');
+      reply.open = false;
     }
   } finally {
     stop();
   }
+}
+
+/** Whether a reply's text is on stdout without its newline yet: a failure or a timeout ends that line, and prints no empty one. */
+interface ReplyLine {
+  open: boolean;
+}
+
+/** Ends the reply's line on stdout, if one was begun. */
+function endReplyLine(io: Io, reply: ReplyLine): void {
+  if (reply.open) io.stdout.write('\n');
+  reply.open = false;
 }
 
 type Outcome =
@@ -66,6 +79,7 @@ async function sendOne(
   io: Io,
   options: LineChatOptions,
   line: string,
+  reply: ReplyLine,
 ): Promise<void> {
   // The log is read from a little before the message is posted (the emulator's clock is this machine's).
   const sentAfter = new Date(Date.now() - 1_000).toISOString();
@@ -88,16 +102,16 @@ async function sendOne(
     if (options.replyTimeoutMs !== undefined)
       timer = setTimeout(() => resolve({ kind: 'timeout' }), options.replyTimeoutMs);
   });
-  const reply = session.send(line);
+  const answered = session.send(line);
   // Given up on (a failure, the time): the session's close ends the wait, which is no news then.
-  reply.catch(() => undefined);
+  answered.catch(() => undefined);
   try {
     const outcome = await Promise.race([
-      reply.then((): Outcome => ({ kind: 'reply' })),
+      answered.then((): Outcome => ({ kind: 'reply' })),
       failure,
       timedOut,
     ]);
-    if (outcome.kind === 'failed') throw failureError(io, options, outcome.failure);
+    if (outcome.kind === 'failed') throw failureError(io, options, outcome.failure, reply);
     if (outcome.kind === 'timeout') {
       const seconds = (options.replyTimeoutMs ?? 0) / 1000;
       const conversationId = session.conversationId ?? '';
@@ -118,7 +132,7 @@ async function sendOne(
             reason,
           })}\n`,
         );
-      else io.stdout.write('\n');
+      else endReplyLine(io, reply);
       throw new UserError(
         `${reason}; --timeout changes how long a reply is waited for`,
         EXIT.NETWORK,
@@ -132,7 +146,12 @@ async function sendOne(
 }
 
 /** Prints a failed attempt (the status, the answer, the plugin's own output) and makes the error that ends the chat. */
-function failureError(io: Io, options: LineChatOptions, failure: DeliveryFailure): UserError {
+function failureError(
+  io: Io,
+  options: LineChatOptions,
+  failure: DeliveryFailure,
+  reply: ReplyLine,
+): UserError {
   const { delivery, attempt } = failure;
   const logs = logsCommandOf(delivery.id);
   const answer =
@@ -163,7 +182,7 @@ function failureError(io: Io, options: LineChatOptions, failure: DeliveryFailure
       })}\n`,
     );
   } else {
-    io.stdout.write('\n');
+    endReplyLine(io, reply);
     const lines = [deliverySummary(delivery)];
     if (attempt.responseBody)
       lines.push(`    answer: ${escapeControl(shorten(attempt.responseBody, 200))}`);
@@ -187,7 +206,7 @@ function step<T>(session: ChatSession, work: () => Promise<T>): Promise<T> {
   });
 }
 
-function print(io: Io, options: LineChatOptions, update: ChatUpdate): void {
+function print(io: Io, options: LineChatOptions, update: ChatUpdate, reply: ReplyLine): void {
   if (update.type === 'NOTICE') {
     if (update.level !== 'info' || !(options.quiet || options.json))
       io.stderr.write(`${update.level === 'info' ? '' : `${update.level}: `}${update.text}\n`);
@@ -209,5 +228,6 @@ function print(io: Io, options: LineChatOptions, update: ChatUpdate): void {
       );
   } else if (update.type === 'CHARACTER_MESSAGE_SENT') {
     io.stdout.write(update.contentDelta);
+    if (update.contentDelta !== '') reply.open = true;
   }
 }
