@@ -296,6 +296,20 @@ describe('plugsmith init --lang python', () => {
       "PLUGSMITH_WEBHOOK_SECRET is not set: set it to the plugin's webhookSecret",
     );
     expect(unconfigured.output).not.toContain('Traceback');
+    // A value that is no webhookSecret is refused at start, and not printed.
+    const mistyped = await sh(
+      'python3',
+      ['-m', 'plugin'],
+      dir,
+      MINUTES,
+      userEnv({ PLUGSMITH_WEBHOOK_SECRET: 'whsec_good,n0pe-typed' }),
+    );
+    expect(mistyped.code).toBe(1);
+    expect(mistyped.output).toContain(
+      "PLUGSMITH_WEBHOOK_SECRET is not the plugin's webhookSecret: each secret starts with whsec_",
+    );
+    expect(mistyped.output).not.toContain('n0pe-typed');
+    expect(mistyped.output).not.toContain('Traceback');
   });
 
   it('refuses deliveries that are not signed with one of its secrets, and answers the challenge with any of them', async () => {

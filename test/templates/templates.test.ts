@@ -270,6 +270,19 @@ describe('generated projects install and pass their own tests, as init wrote the
           "PLUGSMITH_WEBHOOK_SECRET is not set: set it to the plugin's webhookSecret",
         );
         expect(unconfigured.output).not.toContain('npm run dev');
+        // A value that is no webhookSecret is refused at start, and not printed.
+        const mistyped = await sh(
+          'node',
+          ['dist/main.js'],
+          shipped,
+          MINUTES,
+          userEnv({ PLUGSMITH_WEBHOOK_SECRET: 'whsec_good,n0pe-typed' }),
+        );
+        expect(mistyped.code).toBe(1);
+        expect(mistyped.output).toContain(
+          "PLUGSMITH_WEBHOOK_SECRET is not the plugin's webhookSecret: each secret starts with whsec_",
+        );
+        expect(mistyped.output).not.toContain('n0pe-typed');
 
         // Deployed to the emulator with the port it will listen on; `npm start` with the production environment.
         const port = await freePort();

@@ -36,6 +36,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PluginConfi
         '`plugsmith deploy` prints the id), with PORT and PLUGSMITH_BASE_URL beside it. `plugsmith dev` sets all three for you.',
     );
   }
+  // A value that is no webhookSecret (`whsec_…`) would start a plugin that refuses every delivery; it is never printed.
+  if (secrets.some((secret) => !secret.startsWith('whsec_')))
+    throw new Error(
+      "PLUGSMITH_WEBHOOK_SECRET is not the plugin's webhookSecret: each secret starts with whsec_ (`plugsmith plugins secret <pluginId>` prints it)",
+    );
   // The default port is filled in by `plugsmith init` (a string, so that this file is TypeScript before that too).
   const port = Number(env.PORT || '{{port}}');
   if (!Number.isInteger(port) || port < 0 || port > 65535)

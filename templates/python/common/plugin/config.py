@@ -44,6 +44,12 @@ def config_from_env(env: Mapping[str, str] = os.environ) -> PluginConfig:
             "PLUGSMITH_WEBHOOK_SECRET is not set: set it to the plugin's webhookSecret (`plugsmith plugins secret <pluginId>` prints it; "
             "`plugsmith deploy` prints the id), with PORT and PLUGSMITH_BASE_URL beside it. `plugsmith dev` sets all three for you."
         )
+    # A value that is no webhookSecret (whsec_...) would start a plugin that refuses every delivery; it is never printed.
+    if any(not secret.startswith("whsec_") for secret in secrets):
+        raise ValueError(
+            "PLUGSMITH_WEBHOOK_SECRET is not the plugin's webhookSecret: each secret starts with whsec_ "
+            "(`plugsmith plugins secret <pluginId>` prints it)"
+        )
     raw_port = env.get("PORT") or "{{port}}"
     # ASCII digits only: '²'.isdigit() is True, and int() refuses it.
     if re.fullmatch(r"[0-9]{1,5}", raw_port) is None or int(raw_port) > 65535:
