@@ -36,7 +36,12 @@ export async function runChecks(
   ctx: CheckContext,
 ): Promise<{ checks: CheckResult[]; latency: LatencyReport }> {
   const checks: CheckResult[] = [];
-  checks.push(await challengeCheck(ctx));
+  const challenge = await challengeCheck(ctx);
+  checks.push(challenge.result);
+  // Nothing answered (refused, no such host, the timeout): every other check would fail the same way, each with a fix
+  // about something else, and wait out its own timeout. Nothing more is sent; they are reported skipped.
+  const unanswered = challenge.answer.status === null;
+  if (unanswered) ctx.probe.stopSending();
   checks.push(await validDeliveryCheck(ctx));
   const tolerance = TOLERANCE_SECONDS;
   checks.push(
@@ -96,7 +101,26 @@ export async function runChecks(
   checks.push(await echoCheck(ctx));
   const { check, latency } = await latencyCheck(ctx);
   checks.push(check);
-  return { checks, latency };
+  if (!unanswered) return { checks, latency };
+  const why = challenge.answer.error ?? 'no answer';
+  const [first, ...rest] = checks;
+  return {
+    checks: [
+      {
+        ...first,
+        fix: `start the webhook server at ${ctx.probe.url} (\`plugsmith dev\` starts the plugin), then run check again`,
+      },
+      ...rest.map((c) =>
+        skippedAs(c, `not run: the webhook did not answer the challenge (${why})`),
+      ),
+    ],
+    latency: { ...latency, requests: 0 },
+  };
+}
+
+/** `check` reported as skipped for `reason`: what it would have sent, nothing received. */
+function skippedAs(check: CheckResult, reason: string): CheckResult {
+  return skipped(check.id, check.title, check.sent, reason);
 }
 
 function event(
@@ -163,7 +187,9 @@ async function sendCounting(
   return { answer, wrote: ctx.observer ? (await ctx.observer.writes()) - before : null };
 }
 
-async function challengeCheck(ctx: CheckContext): Promise<CheckResult> {
+async function challengeCheck(
+  ctx: CheckContext,
+): Promise<{ result: CheckResult; answer: ProbeAnswer }> {
   const title = 'answers WEBHOOK_CHALLENGE as the platform expects';
   const { event: body, challenge } = challengeEvent(ctx);
   const answer = await ctx.probe.send(body);
@@ -174,14 +200,22 @@ async function challengeCheck(ctx: CheckContext): Promise<CheckResult> {
           { status: answer.status, contentType: answer.contentType, body: answer.body },
           challenge,
         );
-  return result(
-    'challenge',
-    title,
-    problem === null,
-    'a signed WEBHOOK_CHALLENGE',
-    describeAnswer(answer) + (problem ? ` (${problem})` : ''),
-    `answer 2xx with JSON {"challenge": "<data.challenge>"} (or text/plain with exactly the value): \`answerChallenge(event)\` from plugsmith/webhooks; createWebhookHandler does it for you`,
-  );
+  // Without an answer, the answer's description is the problem: said once.
+  const received =
+    answer.status === null
+      ? describeAnswer(answer)
+      : describeAnswer(answer) + (problem ? ` (${problem})` : '');
+  return {
+    answer,
+    result: result(
+      'challenge',
+      title,
+      problem === null,
+      'a signed WEBHOOK_CHALLENGE',
+      received,
+      `answer 2xx with JSON {"challenge": "<data.challenge>"} (or text/plain with exactly the value): \`answerChallenge(event)\` from plugsmith/webhooks; createWebhookHandler does it for you`,
+    ),
+  };
 }
 
 async function validDeliveryCheck(ctx: CheckContext): Promise<CheckResult> {

@@ -37,8 +37,24 @@ export class Prober {
     private readonly timeoutMs: number,
   ) {}
 
+  private stopped = false;
+
+  /** From now on, nothing is sent: each send() answers at once that nothing was (the webhook did not answer at all). */
+  stopSending(): void {
+    this.stopped = true;
+  }
+
   /** POSTs `event` signed as `shape` says; never throws. */
   async send(event: Record<string, unknown>, shape: DeliveryShape = {}): Promise<ProbeAnswer> {
+    if (this.stopped)
+      return {
+        status: null,
+        contentType: '',
+        body: '',
+        headers: {},
+        durationMs: 0,
+        error: 'not sent',
+      };
     const body = JSON.stringify(event);
     const id = shape.webhookId ?? String(event.id);
     const timestamp = Math.floor(Date.now() / 1000) + (shape.skewSeconds ?? 0);

@@ -21,10 +21,19 @@ export function renderReport(report: CheckReport, style: Style, width = 0): stri
     ],
     { bold: style.bold, width },
   );
-  const notes = report.checks.filter((c) => c.status !== 'passed');
-  if (notes.length > 0) out += '\n';
-  for (const c of notes) {
-    out += `${mark(c.status)} ${c.id}: ${c.title}\n  sent:      ${c.sent}\n  came back: ${c.received}\n  ${c.status === 'failed' ? 'fix' : 'why'}:       ${c.fix}\n`;
+  const failures = report.checks.filter((c) => c.status === 'failed');
+  // Skipped checks sharing a reason (no platform to watch, a webhook that never answered) are told it once.
+  const skippedFor = new Map<string, string[]>();
+  for (const c of report.checks.filter((check) => check.status === 'skipped')) {
+    const reason = c.fix ?? '';
+    skippedFor.set(reason, [...(skippedFor.get(reason) ?? []), c.id]);
+  }
+  if (failures.length + skippedFor.size > 0) out += '\n';
+  for (const c of failures) {
+    out += `${mark(c.status)} ${c.id}: ${c.title}\n  sent:      ${c.sent}\n  came back: ${c.received}\n  fix:       ${c.fix}\n`;
+  }
+  for (const [reason, ids] of skippedFor) {
+    out += `${mark('skipped')} ${ids.join(', ')}\n  why:       ${reason}\n`;
   }
   const { passed, failed, skipped } = report.summary;
   const { p50Ms, p99Ms, requests } = report.latency;

@@ -140,7 +140,7 @@ const check: RunCommand<CheckFlags & TargetFlags> = async (input) => {
     if (!report.ok) {
       const failed = report.checks.filter((c) => c.status === 'failed').map((c) => c.id);
       throw new UserError(
-        `${failed.length} check${failed.length === 1 ? '' : 's'} failed: ${failed.join(', ')} (each one's fix is above)`,
+        `${failed.length} check${failed.length === 1 ? '' : 's'} failed: ${failed.join(', ')} (${input.global.json ? "each one's fix is in its `fix`" : "each one's fix is above"})`,
         EXIT.UNEXPECTED,
       );
     }
