@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFile, readdir, readlink } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { shorten } from '../ui/output.js';
+import { escapeControls } from '../ui/terminal-text.js';
 
 /** Whether a TCP port can be listened on (on every interface, as a plugin's server usually does; or on `host`). */
 export function portIsFree(port: number, host?: string): Promise<boolean> {
@@ -40,8 +41,9 @@ interface PortUser {
 /** "port 3000 is in use by `node server.js` (pid 1234)": from /proc on Linux (socket inode, then its process), else `lsof`; best effort. */
 export async function describeTakenPort(port: number): Promise<string> {
   const user = (await fromProc(port).catch(() => null)) ?? (await fromLsof(port).catch(() => null));
+  // Another process's command line is anyone's text: its controls (a line break, an escape sequence) are shown, not run.
   return user
-    ? `port ${port} is in use by \`${user.command}\` (pid ${user.pid})`
+    ? `port ${port} is in use by \`${escapeControls(user.command)}\` (pid ${user.pid})`
     : `port ${port} is in use by another process`;
 }
 
