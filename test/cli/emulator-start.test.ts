@@ -204,7 +204,9 @@ describe('plugsmith emulator start', () => {
     expect(text).toContain('No login needed');
     expect(text).not.toContain('login --local');
     // The base URL other commands take, not a route under it.
-    const management = /management API\s+(http:\/\/127\.0\.0\.2:\d+)\s+\(the base URL/.exec(text)![1];
+    const management = /management API\s+(http:\/\/127\.0\.0\.2:\d+)\s+\(the base URL/.exec(
+      text,
+    )![1];
     expect(text).toMatch(/messaging API\s+http:\/\/127\.0\.0\.2:\d+/);
     const token = /token\s+(pst_\S+)/.exec(text)![1];
     expect(text).toMatch(/API key\s+psk_\S+/);
