@@ -87,13 +87,18 @@ function helpWhenBare(group: Command): void {
       // What comes first is what is wrong: `--bogus plugins list` has an unknown option.
       if (first.startsWith('-'))
         self.error(`unknown option '${first}'`, { code: 'commander.unknownOption' });
-      const commands = self.commands.map((c) => c.name()).filter((name) => name !== 'help');
-      const where = self.parent ? `of \`${commandPath(self)}\` ` : '';
-      self.error(
-        `unknown command '${first}' ${where}(its commands: ${commands.join(', ')})${didYouMean(first, commands)}`,
-        { code: 'commander.unknownCommand' },
-      );
+      unknownCommand(self, first);
     });
+}
+
+/** Ends with the usage error for `word`, which names no command of `group`: its commands, and the nearest. */
+function unknownCommand(group: Command, word: string): never {
+  const commands = group.commands.map((c) => c.name()).filter((name) => name !== 'help');
+  const where = group.parent ? `of \`${commandPath(group)}\` ` : '';
+  group.error(
+    `unknown command '${word}' ${where}(its commands: ${commands.join(', ')})${didYouMean(word, commands)}`,
+    { code: 'commander.unknownCommand' },
+  );
 }
 
 /** `plugsmith tokens` for the group `tokens`. */
@@ -197,26 +202,40 @@ function timeoutOption(value: string): number {
   return n;
 }
 
+/** The subcommand of `command` named `word` (by name or alias), if any. */
+function subcommandOf(command: Command, word: string): Command | undefined {
+  return command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+}
+
 /**
  * `plugsmith help <words>` and `plugsmith <group> help <words>` as `plugsmith <group> <words> --help`: commander's help
  * command reads only its first word (`help plugins create` printed the group's help) and answers an unknown one with its
- * internal "(outputHelp)". Words that name no command are run without --help, so they get the unknown-command error that
- * `plugsmith <group> <words>` gets. A "help" after a command that takes arguments (`files upload help`) is an argument.
+ * internal "(outputHelp)". Nothing is ever run: the words after "help" stop at the first command that is not a group
+ * (its help, whatever follows), and a word that names no command is the unknown-command error. A "help" that is not
+ * where a group's help command stands (`files upload help`, `messages send conv_1 help`) is an argument, left as it is.
  */
 function helpAsOption(program: Command, argv: string[]): string[] {
   const at = argv.indexOf('help');
   if (at === -1 || argv.some((word) => word.startsWith('-'))) return argv;
-  const path = [...argv.slice(0, at), ...argv.slice(at + 1)];
   let command = program;
-  for (const [index, word] of path.entries()) {
-    // Only a group has a help command: after a command of its own, "help" is that command's argument.
-    if (index === at && command.commands.length === 0) return argv;
-    const next = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
-    if (!next || next.name() === 'help') return path;
+  for (const word of argv.slice(0, at)) {
+    const next = subcommandOf(command, word);
+    if (!next) return argv;
     command = next;
   }
-  if (at === path.length && command.commands.length === 0) return argv;
-  return path.length === 0 ? argv : [...path, '--help'];
+  // "help" after a command of its own is that command's argument.
+  if (command.commands.length === 0) return argv;
+  const path = argv.slice(0, at);
+  for (const word of argv.slice(at + 1)) {
+    // `help help`: the help of what is reached so far.
+    if (word === 'help') break;
+    const next = subcommandOf(command, word);
+    if (!next) unknownCommand(command, word);
+    command = next;
+    path.push(word);
+    if (command.commands.length === 0) break;
+  }
+  return [...path, '--help'];
 }
 
 /** Runs the CLI with `argv` (without node and the script). Throws; never exits the process. */

@@ -8,7 +8,7 @@ import { commands } from '../../src/commands/registry.js';
 import { buildProgram, main } from '../../src/main.js';
 import { UserError } from '../../src/errors.js';
 import type { Io } from '../../src/ui/io.js';
-import { useCliEnv } from '../kit/cli-env.js';
+import { OWNER_TOKEN, useCliEnv } from '../kit/cli-env.js';
 
 const t = useCliEnv();
 
@@ -118,6 +118,29 @@ describe('help, the command reference and completion', () => {
       expect((error as UserError).message).not.toContain('outputHelp');
       expect((error as UserError).exitCode).toBe(2);
     }
+  });
+
+  test('help never runs a command: words after a command are ignored, and "help" as an argument stays one', async () => {
+    const login = await t.cli(
+      ['login', '--base-url', t.emu.url, '--token', '-', '--profile', 'kept'],
+      {},
+      `${OWNER_TOKEN}\n`,
+    );
+    expect(login.code, login.stderr).toBe(0);
+    const before = await t.cli(['profiles', 'list', '--json']);
+    expect(before.stdout).toContain('"kept"');
+    const shown = await t.cli(['help', 'profiles', 'remove', 'kept']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('Usage: plugsmith profiles remove [options] <name>');
+    expect((await t.cli(['profiles', 'list', '--json'])).stdout).toBe(before.stdout);
+    // After a command of its own, "help" is its argument: the profile named "help".
+    const argument = await t.cli(['profiles', 'remove', 'help']);
+    expect(argument.code).toBe(4);
+    expect(argument.stderr).toContain('no profile named "help"');
+    // `help help` is the program's help.
+    const twice = bufferIo();
+    await main(['help', 'help'], twice);
+    expect(twice.out()).toBe(buildProgram(bufferIo()).helpInformation());
   });
 
   test('zsh and fish scripts cover every command; an unknown shell is a usage error', async () => {
