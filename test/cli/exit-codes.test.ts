@@ -127,6 +127,23 @@ describe('representative cases of the table', () => {
     expect(doctor.stdout).toMatch(/^✔ profile +none: commands use the running local emulator/m);
     expect(doctor.stdout).not.toContain('messaging API');
     expect(doctor.stdout).not.toMatch(/✔ emulator/);
+
+    // A `login --local` profile follows the emulator too: named as such, and the same one problem.
+    const local = await tempConfigDir();
+    await writeFile(
+      join(local, 'config.json'),
+      JSON.stringify({ current: 'dev', profiles: { dev: { local: true } } }),
+      { mode: 0o600 },
+    );
+    const withLocal = await runCli(['doctor'], {
+      env: isolated(local, { PLUGSMITH_TOKEN: '', PLUGSMITH_API_KEY: '' }),
+    });
+    expect(withLocal.code, withLocal.stdout + withLocal.stderr).toBe(4);
+    expect(withLocal.stdout).toMatch(/^✔ profile +profile "dev": the running local emulator/m);
+    expect(withLocal.stdout).toMatch(
+      /^✖ emulator +the profile is local but no emulator is running/m,
+    );
+    expect(withLocal.stderr).toContain('1 problem found: emulator');
   });
 
   test('without a terminal, a command that would ask for several values names them all in one run (2)', async () => {

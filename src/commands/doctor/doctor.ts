@@ -72,11 +72,14 @@ async function checkConfig(): Promise<Check> {
 
 /** Which profile and URLs are in effect. */
 function checkProfile(settings: Settings): Check {
-  // No profile is needed locally: what is missing then is an emulator, which the emulator check reports (exit 4).
+  // Following a local emulator (no profile, or a `login --local` one): what is missing is an emulator, which the emulator
+  // check reports (exit 4).
   if (!settings.baseUrl && settings.noEmulator)
     return ok(
       'profile',
-      'none: commands use the running local emulator, no login needed (for a remote platform run `plugsmith login --base-url URL` or set PLUGSMITH_BASE_URL)',
+      settings.profileName
+        ? `profile "${settings.profileName}": the running local emulator, whichever runs`
+        : 'none: commands use the running local emulator, no login needed (for a remote platform run `plugsmith login --base-url URL` or set PLUGSMITH_BASE_URL)',
     );
   if (!settings.baseUrl)
     return fail(
