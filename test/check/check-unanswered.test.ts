@@ -1,4 +1,6 @@
-import { expect, test } from 'vitest';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { expect, onTestFinished, test } from 'vitest';
 import { runCli } from '../kit/cli-process.js';
 import { deadUrl } from '../kit/index.js';
 import { generateWebhookSecret } from '../../src/shared/webhooks/signing.js';
@@ -49,4 +51,23 @@ test('a webhook that does not answer fails the challenge alone, names the fix on
   // The reason the others were not run, said once for all of them.
   expect(text.stdout.match(/not run: the webhook did not answer the challenge/g)).toHaveLength(1);
   expect(text.stderr).toContain("1 check failed: challenge (each one's fix is above)");
+});
+
+test('a webhook that takes the connection and drops it is sent the challenge alone', async () => {
+  // Accepts each connection and closes it at once: no HTTP answer, and every request it was sent is counted.
+  let connections = 0;
+  const server = createServer((socket) => {
+    connections++;
+    socket.destroy();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  onTestFinished(() => new Promise<void>((done) => server.close(() => done())));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`;
+  const run = await runCli(['check', url, '--secret', generateWebhookSecret(), '--json']);
+  expect(run.code, run.stderr).toBe(1);
+  const report = JSON.parse(run.stdout) as Report;
+  expect(report.checks[0]).toMatchObject({ id: 'challenge', status: 'failed' });
+  expect(report.checks.slice(1).every((c) => c.status === 'skipped')).toBe(true);
+  expect(connections).toBe(1);
 });
