@@ -81,6 +81,28 @@ async function claimAnyFree(project: string): Promise<PortClaim> {
 }
 
 /**
+ * A claimed free port for --plugin-port 0, once the manifest's webhook URL follows PORT: the platform must post where the
+ * plugin listens, and a port fixed in the URL (or a tunnel's) would not be the one dev picks.
+ */
+async function anyPortFollowed(options: {
+  manifestPath: string;
+  env: NodeJS.ProcessEnv;
+}): Promise<PortClaim> {
+  const claim = await claimAnyFree(dirname(options.manifestPath));
+  const manifest = await loadManifest(options.manifestPath, {
+    ...options.env,
+    PORT: String(claim.port),
+  });
+  const webhookUrl = manifest.plugin.webhookUrl;
+  if (typeof webhookUrl !== 'string' || portOf(webhookUrl) === claim.port) return claim;
+  await claim.release();
+  throw new UserError(
+    `--plugin-port 0 picks a free port, but plugin.webhookUrl (${webhookUrl}) does not follow PORT: write \${PORT} in it (e.g. "http://127.0.0.1:\${PORT:-3000}/webhook"), or pass the port it names`,
+    EXIT.USAGE,
+  );
+}
+
+/**
  * The plugin's port, claimed for this dev (port-claims.ts) before the plugin listens. One asked for (--plugin-port, or
  * PORT in the environment) that is taken or claimed is an error naming its holder; the manifest's default (`${PORT:-3000}`)
  * taken by another process or claimed by another dev (a second project's plugin) moves to a free port, as the emulator's
@@ -93,7 +115,7 @@ export async function choosePluginPort(options: {
 }): Promise<PluginPortChoice> {
   const project = dirname(options.manifestPath);
   // --plugin-port 0: a free port, as the emulator's ports take 0; it never moves.
-  if (options.pluginPort === 0) return { claim: await claimAnyFree(project), movable: false };
+  if (options.pluginPort === 0) return { claim: await anyPortFollowed(options), movable: false };
   if (options.pluginPort !== undefined) {
     const claim = await claimFree(options.pluginPort, project);
     if (typeof claim !== 'string') return { claim, movable: false };

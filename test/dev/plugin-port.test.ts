@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -162,6 +162,27 @@ test('--plugin-port 0 gives the plugin a free port of its own, deployed and veri
   expect(dev.stderr()).not.toContain('instead');
   await expectReply(a, env);
   expect(await dev.stop('SIGINT')).toMatchObject({ code: 0 });
+});
+
+test('--plugin-port 0 with a webhook URL that does not follow PORT is a usage error, before anything starts', {
+  timeout: 60_000,
+}, async () => {
+  const env = await freshMachine();
+  const fixed = await freePort();
+  const a = await project('alpha', fixed);
+  const manifestPath = join(a, 'plugsmith.json');
+  const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
+  manifest.plugin.webhookUrl = `http://127.0.0.1:${fixed}/webhook`;
+  await writeFile(manifestPath, JSON.stringify(manifest));
+  const dev = await runCli(['dev', '--cmd', 'node server.js', '--plugin-port', '0'], {
+    cwd: a,
+    env,
+  });
+  expect(dev.code, dev.stderr).toBe(2);
+  expect(dev.stderr).toContain(
+    `--plugin-port 0 picks a free port, but plugin.webhookUrl (http://127.0.0.1:${fixed}/webhook) does not follow PORT`,
+  );
+  expect(dev.stderr).not.toContain('emulator');
 });
 
 test('a plugin that cannot listen on its first start (another program took the default port after dev checked it) moves to a free port, is redeployed and verified there', {
