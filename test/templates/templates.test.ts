@@ -276,11 +276,11 @@ describe('generated projects install and pass their own tests, as init wrote the
           ['dist/main.js'],
           shipped,
           MINUTES,
-          userEnv({ PLUGSMITH_WEBHOOK_SECRET: 'whsec_good,n0pe-typed' }),
+          userEnv({ PLUGSMITH_WEBHOOK_SECRET: 'whsec_Z29vZA== whsec_n0pe-typed' }),
         );
         expect(mistyped.code).toBe(1);
         expect(mistyped.output).toContain(
-          "PLUGSMITH_WEBHOOK_SECRET is not the plugin's webhookSecret: each secret starts with whsec_",
+          "PLUGSMITH_WEBHOOK_SECRET is not the plugin's webhookSecret: each secret is whsec_ and base64",
         );
         expect(mistyped.output).not.toContain('n0pe-typed');
 

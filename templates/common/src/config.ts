@@ -37,9 +37,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PluginConfi
     );
   }
   // A value that is no webhookSecret (`whsec_…`) would start a plugin that refuses every delivery; it is never printed.
-  if (secrets.some((secret) => !secret.startsWith('whsec_')))
+  if (secrets.some((secret) => !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret)))
     throw new Error(
-      "PLUGSMITH_WEBHOOK_SECRET is not the plugin's webhookSecret: each secret starts with whsec_ (`plugsmith plugins secret <pluginId>` prints it)",
+      "PLUGSMITH_WEBHOOK_SECRET is not the plugin's webhookSecret: each secret is whsec_ and base64 (`plugsmith plugins secret <pluginId>` prints it)",
     );
   // The default port is filled in by `plugsmith init` (a string, so that this file is TypeScript before that too).
   const port = Number(env.PORT || '{{port}}');

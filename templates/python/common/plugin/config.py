@@ -45,9 +45,9 @@ def config_from_env(env: Mapping[str, str] = os.environ) -> PluginConfig:
             "`plugsmith deploy` prints the id), with PORT and PLUGSMITH_BASE_URL beside it. `plugsmith dev` sets all three for you."
         )
     # A value that is no webhookSecret (whsec_...) would start a plugin that refuses every delivery; it is never printed.
-    if any(not secret.startswith("whsec_") for secret in secrets):
+    if any(re.fullmatch(r"whsec_[A-Za-z0-9+/]+={0,2}", secret) is None for secret in secrets):
         raise ValueError(
-            "PLUGSMITH_WEBHOOK_SECRET is not the plugin's webhookSecret: each secret starts with whsec_ "
+            "PLUGSMITH_WEBHOOK_SECRET is not the plugin's webhookSecret: each secret is whsec_ and base64 "
             "(`plugsmith plugins secret <pluginId>` prints it)"
         )
     raw_port = env.get("PORT") or "{{port}}"
