@@ -31,7 +31,6 @@ export async function settingsFor(input: CommandInput<TargetFlags>): Promise<Set
   return settings;
 }
 
-/** A client for the command's target; a credential in `needs` that is missing is an error naming how to provide it. */
 /**
  * A base URL given with the management API's /api (as the emulator's banner once printed it) is not the one a running
  * emulator is found by, so its token is not found either: say which URL to give.
@@ -43,6 +42,7 @@ function apiPathHint(baseUrl: string | undefined): string {
   return ` (the base URL is without /api: ${url.origin})`;
 }
 
+/** A client for the command's target; a credential in `needs` that is missing is an error naming how to provide it. */
 export async function clientFor(
   input: CommandInput,
   needs: { token?: boolean; apiKey?: boolean; messaging?: boolean } = { token: true },
