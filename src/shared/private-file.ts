@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { link, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -8,7 +8,14 @@ import { basename, dirname, join } from 'node:path';
  * replaced, not followed), the folder synced. A crash or a full disk leaves the old file or the new one, never an empty or
  * half-written key. The CLI's config files and the emulator's data dir both write with it.
  */
-export async function writePrivateFile(path: string, text: string): Promise<void> {
+export async function writePrivateFile(
+  path: string,
+  text: string,
+  options: {
+    /** false: a file (or link) already at `path` is kept and the write fails with EEXIST, however close two writers race. */
+    replace?: boolean;
+  } = {},
+): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const file = await open(temporary, 'wx', 0o600);
   try {
@@ -20,7 +27,11 @@ export async function writePrivateFile(path: string, text: string): Promise<void
     } finally {
       await file.close();
     }
-    await rename(temporary, path);
+    if (options.replace === false) {
+      // A hard link is made only where nothing is: the name is taken whole, or not at all.
+      await link(temporary, path);
+      await rm(temporary);
+    } else await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true });
     throw error;

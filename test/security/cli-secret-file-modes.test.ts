@@ -47,6 +47,20 @@ describe('files that hold secrets are 0600', () => {
     ]);
   });
 
+  it('two exports racing for one new name: one writes it, the other is refused, whatever their order', async () => {
+    const file = join(dir, 'raced-export.json');
+    const runs = await Promise.all(
+      [0, 1].map(() => t.cli(['emulator', 'export', file, '--base-url', t.emu.url])),
+    );
+    expect(runs.map((r) => r.code).sort()).toEqual([0, 2]);
+    expect(runs.find((r) => r.code === 2)!.stderr).toContain(
+      'raced-export.json exists: pass --force to overwrite it',
+    );
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({
+      format: 'plugsmith-emulator-export',
+    });
+  });
+
   it('emulator export onto a link replaces the link and never writes through it', async () => {
     const elsewhere = join(dir, 'elsewhere.txt');
     await writeFile(elsewhere, 'not yours');

@@ -71,20 +71,28 @@ export const dashboard = onEmulator<{ open?: boolean } & TargetFlags>(async (inp
     );
 });
 
+/** The refusal of an export onto an existing file, without --force. */
+function exists(file: string): UserError {
+  return new UserError(
+    `${file} exists: pass --force to overwrite it, or name another file`,
+    EXIT.USAGE,
+  );
+}
+
 /** Writes every record of the running emulator to a JSON file (owner-only: it holds webhook secrets). */
 export const exportCommand = onEmulator<{ force?: boolean } & TargetFlags>(
   async (input, url, admin) => {
     const file = input.args[0];
     // An earlier backup is never replaced unasked; whatever stands at the name counts, a link too.
-    if (!input.options.force && (await lstat(file).catch(() => null)))
-      throw new UserError(
-        `${file} exists: pass --force to overwrite it, or name another file`,
-        EXIT.USAGE,
-      );
+    if (!input.options.force && (await lstat(file).catch(() => null))) throw exists(file);
     const data = await admin.export();
     try {
-      await writePrivateFile(file, JSON.stringify(data, null, 2) + '\n');
+      // Unasked, a file that appeared meanwhile (another export to the same name) is kept too.
+      await writePrivateFile(file, JSON.stringify(data, null, 2) + '\n', {
+        replace: input.options.force === true,
+      });
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw exists(file);
       throw new UserError(`cannot write ${file}: ${(error as Error).message}`, EXIT.USAGE);
     }
     const collections = (data.collections ?? {}) as Record<string, unknown[]>;
