@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startGroupGuard } from './group-guard.js';
@@ -146,8 +147,8 @@ export class PluginProcess {
   /**
    * Ends `child`'s group: SIGTERM, then up to the grace period for every process of it to end, then SIGKILL to what is
    * left. Ended means the child's stdio pipes closed (its 'close' event: every process writing to dev has exited) and
-   * then no process of the group is left (one that writes to a file of its own closes no pipe). A process that exited
-   * but is not reaped yet counts until its new parent reaps it, within the grace.
+   * then no process of the group is left running (one that writes to a file of its own closes no pipe; one that exited and
+   * waits to be reaped holds nothing: groupLives).
    */
   private async endGroup(child: ChildProcess): Promise<void> {
     // A command that could not be started has no process to end.
@@ -187,18 +188,37 @@ async function groupEnded(
 ): Promise<void> {
   await closed;
   if (process.platform === 'win32') return;
-  while (!signal.aborted && groupLives(groupId))
+  while (!signal.aborted && (await groupLives(groupId)))
     await sleep(GROUP_POLL_MS, undefined, { signal }).catch(() => undefined);
 }
 
-/** Whether a process of the group `groupId` is left (signal 0 to the group: ESRCH when none is). */
-function groupLives(groupId: number): boolean {
+/**
+ * Whether a process of the group `groupId` still runs. Signal 0 to the group answers ESRCH when none is left; on Linux a
+ * process that exited but is not reaped yet (a zombie) still answers, and one whose parent died first (the shell that ran
+ * the plugin's command, killed by the same SIGTERM) waits for PID 1 to reap it: in a container without an init that can
+ * take seconds, with nothing left running and its port free. So on Linux only a member that is not a zombie counts.
+ */
+export async function groupLives(groupId: number): Promise<boolean> {
   try {
     process.kill(-groupId, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
+  if (process.platform !== 'linux') return true;
+  return groupHasRunningMember(groupId);
+}
+
+/** Whether /proc shows a process of group `groupId` that is not a zombie. */
+async function groupHasRunningMember(groupId: number): Promise<boolean> {
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => null);
+    if (stat === null) continue;
+    // `pid (comm) state ppid pgrp …`: comm may hold spaces and parentheses, so the fields are read after its last ')'.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === groupId && state !== 'Z') return true;
+  }
+  return false;
 }
 
 /** Whether `promise` settles within `ms`. */
