@@ -96,7 +96,9 @@ function messagePreview(delivery: Delivery): string | null {
   if (message === null || typeof message !== 'object' || !('content' in message)) return null;
   const content = message.content;
   if (typeof content !== 'string') return null;
-  return content.length > PREVIEW_CHARS ? `${content.slice(0, PREVIEW_CHARS)}…` : content;
+  // Redacted before it is cut: a credential across the cut would keep a start no pattern recognises any more.
+  const safe = scrub(content, []);
+  return safe.length > PREVIEW_CHARS ? `${safe.slice(0, PREVIEW_CHARS)}…` : safe;
 }
 
 /** A delivery's short form, for lists; a message's text is previewed as untrusted data. */

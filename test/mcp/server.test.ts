@@ -184,6 +184,45 @@ describe('plugsmith mcp tools', () => {
     expect(resent.structuredContent).toMatchObject({ delivery: { redeliveryOf: delivery.id } });
   });
 
+  test('a credential across the cut of a message preview is redacted whole, not left as its start', async () => {
+    const client = await mcpClient(connectTo(emu));
+    const apiKey = emu.apiKey!;
+    const at = new Date().toISOString();
+    // 66 characters come before it: the key crosses the preview's 80-character cut.
+    const triggered = await call(client, 'trigger_event', {
+      type: 'AGENT_MESSAGE_RECEIVED',
+      pluginId,
+      data: {
+        agentId: 'agent_nova',
+        characterId: 'char_nova',
+        conversationId: 'conv_x',
+        message: {
+          id: 'msg_cut',
+          conversationId: 'conv_x',
+          sender: 'USER',
+          type: 'TEXT',
+          content: `${'x'.repeat(65)} ${apiKey} end`,
+          attachments: [],
+          isStreaming: false,
+          createdAt: at,
+          updatedAt: at,
+        },
+      },
+      waitSeconds: 5,
+    });
+    expect(triggered.isError, seen(triggered)).toBeFalsy();
+    const id = (triggered.structuredContent as { delivery: { id: string } }).delivery.id;
+    const listed = await call(client, 'list_deliveries', { pluginId });
+    const row = (
+      listed.structuredContent as {
+        deliveries: Array<{ id: string; untrusted?: { messagePreview: string } }>;
+      }
+    ).deliveries.find((d) => d.id === id);
+    expect(row?.untrusted?.messagePreview).toMatch(/^x{65} psk_…/);
+    expect(seen(listed)).not.toContain(apiKey.slice(0, 12));
+    expectNoCredential(listed);
+  });
+
   test('a failed delivery: list failed, retry now, cancel retries', async () => {
     const client = await mcpClient(connectTo(emu));
     messageStatus = 500;
