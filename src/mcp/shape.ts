@@ -224,7 +224,19 @@ function shortenStrings(value: unknown, cut: { fields: number; chars: number }):
   );
 }
 
+/** The most characters of a tool error: one quoting a huge argument keeps its start and its end (the fix). */
+export const MAX_ERROR_CHARS = 2_000;
+
 /** A tool error an agent can act on: what went wrong and the fix (the tools to call, not CLI commands). */
 export function toolError(message: string, known: readonly string[] = []): CallToolResult {
-  return { content: [{ type: 'text', text: scrub(inToolTerms(message), known) }], isError: true };
+  // Redacted before it is cut, as a preview is.
+  const text = scrub(inToolTerms(message), known);
+  if (text.length <= MAX_ERROR_CHARS) return { content: [{ type: 'text', text }], isError: true };
+  const head = text.slice(0, MAX_ERROR_CHARS - 500);
+  const tail = text.slice(-400);
+  const left = text.length - head.length - tail.length;
+  return {
+    content: [{ type: 'text', text: `${head}[… ${left} characters left out …]${tail}` }],
+    isError: true,
+  };
 }

@@ -308,6 +308,12 @@ describe('plugsmith mcp tools', () => {
     expect(noConfirm.isError).toBe(true);
     const badProfile = await call(client, 'set_fault_profile', { profile: 'explode=2' });
     expect(badProfile.isError).toBe(true);
+    // An error quoting a huge argument stays small: its start and its end, saying how much was left out.
+    const huge = await call(client, 'follow_deliveries', { cursor: 'c'.repeat(1_000_000) });
+    expect(huge.isError).toBe(true);
+    const text = (huge.content as Array<{ text: string }>)[0].text;
+    expect(text.length).toBeLessThan(2_200);
+    expect(text).toMatch(/\[… \d+ characters left out …\]/);
     expect((await call(client, 'emulator_status')).isError).toBeFalsy();
   });
 
