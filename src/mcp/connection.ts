@@ -37,6 +37,23 @@ export function errorResult(error: unknown, connection?: Connection): CallToolRe
     return toolError(`${where} does not answer (did \`plugsmith dev\` stop?): ${START_EMULATOR}`);
   }
   const message = error instanceof Error ? error.message : String(error);
+  // What an argument can do to the calls it is passed to: named, with the fix, not as Node's own words.
+  if (error instanceof URIError)
+    return toolError(
+      'an argument is not valid Unicode text (it holds a lone surrogate), so it cannot be sent: pass ids and names as the lists give them',
+      known,
+    );
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ERR_INVALID_ARG_VALUE' && message.includes('null bytes'))
+    return toolError(
+      'a path holds a NUL character, which no file name can: name the file without it',
+      known,
+    );
+  if (code === 'ENAMETOOLONG')
+    return toolError(
+      'a file name or path is longer than the system allows: use a shorter one',
+      known,
+    );
   return toolError(`unexpected error: ${message}`, known);
 }
 

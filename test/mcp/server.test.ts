@@ -294,6 +294,11 @@ describe('plugsmith mcp tools', () => {
     expect(seen(badData)).toMatch(/schema/);
     const unknown = await call(client, 'get_delivery', { deliveryId: 'dlv_nope' });
     expect(unknown.isError).toBe(true);
+    // A lone surrogate cannot go into a URL: named as such, not as "URI malformed".
+    const surrogate = await call(client, 'get_delivery', { deliveryId: 'dlv_\uD800' });
+    expect(surrogate.isError).toBe(true);
+    expect(seen(surrogate)).toContain('not valid Unicode text');
+    expect(seen(surrogate)).not.toContain('unexpected error');
     const noPlugin = await call(client, 'trigger_event', { type: 'AGENT_MESSAGE_RECEIVED' });
     expect(noPlugin.isError).toBe(true);
     expect(seen(noPlugin)).toContain('plugsmith dev');
