@@ -110,6 +110,12 @@ describe('plugsmith mcp tools', () => {
     expect(offered.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
     const refused = await call(readOnly, 'trigger_event', { type: 'AGENT_MESSAGE_RECEIVED' });
     expect(refused.isError).toBe(true);
+    // Its instructions name only the tools it offers, and the way to the others; no prompt needs a writer.
+    const instructions = readOnly.getInstructions() ?? '';
+    expect(instructions).toContain('--read-only');
+    for (const writer of ['trigger_event', 'resend_delivery', 'run_check', 'record_scenario'])
+      expect(instructions).not.toContain(writer);
+    expect((await readOnly.listPrompts().catch(() => ({ prompts: [] }))).prompts).toEqual([]);
   });
 
   test('status, trigger, list, get, follow, resend: untrusted data marked, no credential shown', async () => {
