@@ -619,7 +619,10 @@ describe('plugsmith mcp tools', () => {
     expect(tool('rotate_webhook_secret').description).toContain('graceSeconds: 0');
     const rotated = await call(client, 'rotate_webhook_secret', { pluginId, graceSeconds: 0 });
     expect(rotated.isError, seen(rotated)).toBeFalsy();
-    expect(seen(rotated)).toMatch(/refuses every delivery until it is restarted/);
+    // What happens next, truthfully: the next delivery is refused, dev restarts the plugin on that refusal.
+    expect(seen(rotated)).toMatch(
+      /the next delivery is refused \(401\); `plugsmith dev` then restarts/,
+    );
   });
 
   test('follow_deliveries returns every delivery after the cursor, oldest first, page by page, none skipped', async () => {
