@@ -660,11 +660,13 @@ describe('plugsmith mcp tools', () => {
     expect(pages).toBe(Math.ceil(followed.length / 7));
   });
 
-  test('reset needs confirm: true and says what it removes', async () => {
+  test('reset needs confirm: true, says what it removes and that dev must deploy the plugin again', async () => {
     const own = await emulator();
     const client = await mcpClient(connectTo(own));
     const reset = await call(client, 'reset_emulator', { confirm: true });
     expect(reset.isError, seen(reset)).toBeFalsy();
     expect(seen(reset)).toMatch(/removed every plugin/);
+    // And what to do next: the project's plugin has to be deployed again.
+    expect(seen(reset)).toContain('restart `plugsmith dev`');
   });
 });

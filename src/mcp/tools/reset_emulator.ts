@@ -23,8 +23,9 @@ export const resetEmulator = defineTool({
     await connection.client.emulator.reset();
     const removed =
       'every plugin, instance, delivery, conversation, message, file, repository and token created since the seed';
+    // The project's plugin went with the rest: without it, every tool about it answers "not found".
     return result(
-      `The emulator is back to its seed: removed ${removed}.`,
+      `The emulator is back to its seed: removed ${removed}. This project's plugin is gone too: restart \`plugsmith dev\` (ask the person to) to deploy and install it again before triggering events or recording scenarios.`,
       { reset: true, removed },
       connection.credentials,
     );
