@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -53,11 +53,16 @@ beforeAll(async () => {
   state = JSON.parse(await readFile(stateFile, 'utf8')) as EmulatorState;
 });
 
-async function mcpOver(env: Record<string, string>, args: string[] = []): Promise<Client> {
+async function mcpOver(
+  env: Record<string, string>,
+  args: string[] = [],
+  where: { cwd?: string; emulator?: boolean } = {},
+): Promise<Client> {
+  const emulatorFlag = where.emulator === false ? [] : ['--emulator', state.url];
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, '--emulator', state.url, 'mcp', ...args],
-    cwd: work,
+    args: [CLI, ...emulatorFlag, 'mcp', ...args],
+    cwd: where.cwd ?? work,
     env: {
       ...(process.env as Record<string, string>),
       PLUGSMITH_CONFIG_DIR: configDir,
@@ -89,6 +94,22 @@ test("a messaging URL on another host is refused before anything is sent: the em
       expect(JSON.stringify(answer.content)).toContain('PLUGSMITH_MESSAGING_URL');
     }
   }
+  expect(listening.received).toEqual([]);
+});
+
+test('a remote base URL is refused as remote first: no token asked for, no request sent', async () => {
+  const listening = await receiver();
+  const project = await tempDir('plugsmith-mcp-remote-');
+  await writeFile(join(project, 'plugsmith.json'), '{"plugin": {"name": "remote"}}');
+  const client = await mcpOver(
+    { PLUGSMITH_BASE_URL: `http://prod.example.test:${new URL(listening.webhookUrl).port}` },
+    [],
+    { cwd: project, emulator: false },
+  );
+  const answer = await call(client, 'emulator_status', {});
+  expect(answer.isError, JSON.stringify(answer)).toBe(true);
+  expect(JSON.stringify(answer.content)).toContain('plugsmith mcp talks only to a local emulator');
+  expect(JSON.stringify(answer.content)).not.toContain('no token');
   expect(listening.received).toEqual([]);
 });
 

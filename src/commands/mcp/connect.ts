@@ -7,7 +7,7 @@ import type { Settings } from '../../config/profiles.js';
 import { isLoopback } from '../../config/url.js';
 import { EXIT, UserError } from '../../errors.js';
 import type { Connection } from '../../mcp/server.js';
-import { clientFor } from '../context.js';
+import { clientFor, settingsFor } from '../context.js';
 import type { CommandInput, TargetFlags } from '../types.js';
 
 /**
@@ -15,6 +15,9 @@ import type { CommandInput, TargetFlags } from '../types.js';
  * The settings must name this machine only: the token, the API key and the admin token go nowhere else.
  */
 export async function connectToProject(input: CommandInput<TargetFlags>): Promise<Connection> {
+  // A remote target is refused before anything else is asked of it (a token, say): the fix is to leave it, not to log in.
+  const target = await settingsFor(input);
+  if (target.baseUrl) refuseRemote(target);
   const { client, settings } = await clientFor(input, { token: true });
   try {
     refuseRemote(settings);
