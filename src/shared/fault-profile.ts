@@ -62,7 +62,9 @@ export function parseFaultProfile(text: string): FaultProfile {
         message:
           part === ''
             ? 'empty entry (two commas in a row?)'
-            : `expected kind=value, e.g. ${part}=0.1`,
+            : Object.hasOwn(READERS, part)
+              ? `expected kind=value, e.g. ${part}=0.1`
+              : `expected kind=value with a kind of ${FAULT_KINDS.join(', ')}, e.g. duplicate=0.1`,
       });
       continue;
     }

@@ -94,6 +94,11 @@ describe('fault profiles', () => {
     expect((error as FaultProfileError).message).toMatch(
       /unknown fault "dup": one of duplicate, delay/,
     );
+    // A known kind without a value gets its own example; a word that is no kind never gets "garbage=0.1".
+    expect((error as FaultProfileError).message).toContain('e.g. reorder=0.1');
+    expect(() => parseFaultProfile('garbage')).toThrow(
+      /"garbage": expected kind=value with a kind of duplicate, delay.*, e\.g\. duplicate=0\.1/,
+    );
   });
 });
 
