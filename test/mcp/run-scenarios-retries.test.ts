@@ -97,4 +97,8 @@ test('a run without retries says none', async () => {
   expect(results.ok).toBe(true);
   expect(results.scenarios[0].retried).toEqual([]);
   expect(textOf(ran)).not.toContain('retry');
+  // No paths at all is the default folder, as leaving them out is.
+  const empty = await call(mcp, 'run_scenarios', { paths: [], pluginId });
+  expect(empty.isError, textOf(empty)).toBeFalsy();
+  expect((empty.structuredContent as unknown as Ran).scenarios).toHaveLength(1);
 });

@@ -22,7 +22,9 @@ export const runScenarios = defineTool({
     paths: z
       .array(z.string().min(1))
       .default(['scenarios'])
-      .describe('scenario files or folders, relative to the project (default: scenarios/)'),
+      .describe(
+        'scenario files or folders, relative to the project (default, and when empty: scenarios/)',
+      ),
     pluginId: z.string().optional().describe("default: the scenario's plugin, else this project's"),
     faults: z
       .object({ profile: z.string(), seed: z.string().optional() })
@@ -41,11 +43,13 @@ export const runScenarios = defineTool({
     const { loadScenarioFile, scenarioFiles } = await import('../../scenario/load.js');
     const { runScenario } = await import('../../scenario/run.js');
     const { MAX_PROBLEMS_SHOWN } = await import('../../scenario/validate.js');
-    const paths = await Promise.all(args.paths.map((path) => existingInProject(project, path)));
+    // No paths at all is the default folder, as leaving them out is.
+    const asked = args.paths.length > 0 ? args.paths : ['scenarios'];
+    const paths = await Promise.all(asked.map((path) => existingInProject(project, path)));
     const found = await scenarioFiles(paths, project);
     if (found.length === 0)
       throw new UserError(
-        `no scenario files in ${args.paths.join(', ')}: write one (docs/scenarios.md) or record one with record_scenario`,
+        `no scenario files in ${asked.join(', ')}: write one (docs/scenarios.md) or record one with record_scenario`,
       );
     // Each file again by its real path (a file named inside a folder may be a link), and only regular .json files of a
     // sane size: a FIFO or a device never reaches the loader.
