@@ -99,7 +99,7 @@ export function retriedLines(result: ScenarioResult, marks: Marks): string {
   if (retried.length === 0) return '';
   const lines = [
     marks.dim(
-      `  ${result.ok ? 'passed' : 'failed'}, ${retriesSummary(retried.length)} (made at once; "delivery": { "retried": false } fails on it):`,
+      `  ${result.ok ? 'passed' : 'failed'}, ${retriesSummary(retried)} (made at once; "delivery": { "retried": false } fails on it):`,
     ),
   ];
   for (const r of retried) {
@@ -123,7 +123,7 @@ export function summaryLine(results: ScenarioResult[], durationMs: number, marks
   const notChecked = unchecked
     ? `; ${unchecked} expectation${unchecked === 1 ? '' : 's'} not checkable on this target`
     : '';
-  const retries = retriesSummary(results.reduce((n, r) => n + (r.retried?.length ?? 0), 0));
+  const retries = retriesSummary(results.flatMap((r) => r.retried ?? []));
   const text = `${passed} passed${failed ? `, ${failed} failed` : ''}${notChecked} (${ms(durationMs)})${retries ? `; ${retries}` : ''}`;
   return `${failed ? marks.red(`${marks.fail} ${text}`) : marks.green(`${marks.pass} ${text}`)}\n`;
 }

@@ -70,8 +70,19 @@ export function retriedDeliveries(deliveries: Delivery[], stepStarts: string[]):
   return out;
 }
 
-/** `2 deliveries needed a retry`, or '' for none. */
-export function retriesSummary(count: number): string {
-  if (count === 0) return '';
-  return `${count} deliver${count === 1 ? 'y' : 'ies'} needed a retry`;
+/**
+ * `2 deliveries needed a retry`, and `1 delivery got no 2xx in any attempt (exhausted)` for those a retry did not bring
+ * through; '' for none.
+ */
+export function retriesSummary(retried: readonly RetriedDelivery[]): string {
+  const deliveries = (n: number) => `${n} deliver${n === 1 ? 'y' : 'ies'}`;
+  const through = retried.filter((d) => d.status === 'delivered').length;
+  const notThrough = retried.filter((d) => d.status !== 'delivered');
+  const parts: string[] = [];
+  if (through > 0) parts.push(`${deliveries(through)} needed a retry`);
+  if (notThrough.length > 0) {
+    const statuses = [...new Set(notThrough.map((d) => d.status))].join(', ');
+    parts.push(`${deliveries(notThrough.length)} got no 2xx in any attempt yet (${statuses})`);
+  }
+  return parts.join('; ');
 }
