@@ -2,6 +2,13 @@
 export function jsonSyntaxProblem(
   text: string,
 ): { line: number; column: number; message: string } | null {
+  // Some editors on Windows save one: JSON.parse refuses it, and it shows in no editor.
+  if (text.startsWith('\ufeff'))
+    return {
+      line: 1,
+      column: 1,
+      message: 'a byte-order mark (U+FEFF) starts the file: save it as UTF-8 without one',
+    };
   let i = 0;
   const fail = (expected: string): never => {
     throw Object.assign(

@@ -111,7 +111,9 @@ export async function loadScenarioFile(
         {
           path: '$',
           message: `not JSON: ${where}`,
-          fix: 'correct the JSON at that line and column (often a missing or extra comma, or a missing quote)',
+          fix: syntax
+            ? 'correct the JSON at that line and column (often a missing or extra comma, or a missing quote)'
+            : 'make the file JSON: a scenario object, as docs/scenarios.md shows',
           ...(syntax ? { line: syntax.line, column: syntax.column } : {}),
         },
       ],

@@ -132,6 +132,14 @@ describe('loadScenarioFile', () => {
     expect(loaded.problems).toHaveLength(1);
     expect(loaded.problems[0]!.message).toMatch(/^not JSON: line 3, column 3: /);
     expect(loaded.problems[0]!.message).not.toContain('TOPSECRET');
+    // A byte-order mark (some Windows editors save one) is named where JSON.parse gives no position.
+    const marked = join(dir, 'bom.json');
+    await writeFile(marked, '\ufeff{"name": "marked", "steps": []}');
+    const bom = await loadScenarioFile(marked);
+    expect(bom.problems[0]).toMatchObject({ line: 1, column: 1 });
+    expect(bom.problems[0]!.message).toBe(
+      'not JSON: line 1, column 1: a byte-order mark (U+FEFF) starts the file: save it as UTF-8 without one',
+    );
   });
 });
 
