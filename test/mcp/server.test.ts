@@ -26,6 +26,27 @@ function seen(result: CallToolResult): string {
   return JSON.stringify(result);
 }
 
+/** The data of an AGENT_MESSAGE_RECEIVED event carrying `content`, for trigger_event. */
+function messageData(content: string, conversationId: string, messageId: string) {
+  const at = new Date().toISOString();
+  return {
+    agentId: 'agent_nova',
+    characterId: 'char_nova',
+    conversationId,
+    message: {
+      id: messageId,
+      conversationId,
+      sender: 'USER',
+      type: 'TEXT',
+      content,
+      attachments: [],
+      isStreaming: false,
+      createdAt: at,
+      updatedAt: at,
+    },
+  };
+}
+
 function expectNoCredential(result: CallToolResult): void {
   const text = seen(result);
   for (const secret of [emu.token, emu.apiKey, emu.adminToken, webhookSecret]) {
@@ -193,27 +214,11 @@ describe('plugsmith mcp tools', () => {
   test('a credential across the cut of a message preview is redacted whole, not left as its start', async () => {
     const client = await mcpClient(connectTo(emu));
     const apiKey = emu.apiKey!;
-    const at = new Date().toISOString();
     // 66 characters come before it: the key crosses the preview's 80-character cut.
     const triggered = await call(client, 'trigger_event', {
       type: 'AGENT_MESSAGE_RECEIVED',
       pluginId,
-      data: {
-        agentId: 'agent_nova',
-        characterId: 'char_nova',
-        conversationId: 'conv_x',
-        message: {
-          id: 'msg_cut',
-          conversationId: 'conv_x',
-          sender: 'USER',
-          type: 'TEXT',
-          content: `${'x'.repeat(65)} ${apiKey} end`,
-          attachments: [],
-          isStreaming: false,
-          createdAt: at,
-          updatedAt: at,
-        },
-      },
+      data: messageData(`${'x'.repeat(65)} ${apiKey} end`, 'conv_x', 'msg_cut'),
       waitSeconds: 5,
     });
     expect(triggered.isError, seen(triggered)).toBeFalsy();
@@ -236,22 +241,7 @@ describe('plugsmith mcp tools', () => {
       const triggered = await call(client, 'trigger_event', {
         type: 'AGENT_MESSAGE_RECEIVED',
         pluginId,
-        data: {
-          agentId: 'agent_nova',
-          characterId: 'char_nova',
-          conversationId: 'conv_x',
-          message: {
-            id: 'msg_x',
-            conversationId: 'conv_x',
-            sender: 'USER',
-            type: 'TEXT',
-            content: INJECTION,
-            attachments: [],
-            isStreaming: false,
-            createdAt: new Date().toISOString(),
-            updatedAt: new Date().toISOString(),
-          },
-        },
+        data: messageData(INJECTION, 'conv_x', 'msg_x'),
         waitSeconds: 5,
       });
       expect(triggered.isError, seen(triggered)).toBeFalsy();
@@ -571,26 +561,10 @@ describe('plugsmith mcp tools', () => {
   test('a huge answer is cut to the cap, saying what was left out and how to get the rest', async () => {
     const client = await mcpClient(connectTo(emu));
     const huge = 'A'.repeat(32 * 1024 - 10);
-    const now = new Date().toISOString();
     const triggered = await call(client, 'trigger_event', {
       type: 'AGENT_MESSAGE_RECEIVED',
       pluginId,
-      data: {
-        agentId: 'agent_nova',
-        characterId: 'char_nova',
-        conversationId: 'conv_huge',
-        message: {
-          id: 'msg_huge',
-          conversationId: 'conv_huge',
-          sender: 'USER',
-          type: 'TEXT',
-          content: huge,
-          attachments: [],
-          isStreaming: false,
-          createdAt: now,
-          updatedAt: now,
-        },
-      },
+      data: messageData(huge, 'conv_huge', 'msg_huge'),
       waitSeconds: 5,
     });
     expect(triggered.isError, seen(triggered).slice(0, 500)).toBeFalsy();
