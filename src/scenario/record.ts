@@ -8,6 +8,7 @@ import {
   type PlatformClient,
 } from '../client/index.js';
 import { recordedInputs } from './record-secrets.js';
+import { credentialShapesIn } from '../shared/plugin-output.js';
 import { literalText, literalValue } from './references.js';
 import { is2xx, ownAnswers } from './retries.js';
 
@@ -338,6 +339,12 @@ export async function recordScenario(
   for (const [kind, count] of otherKinds)
     notes.push(
       `left out ${count} ${kind} deliver${count === 1 ? 'y' : 'ies'}: record writes messages, files, installs and uninstalls; a trigger step sends any event`,
+    );
+  // A message or payload is written as it was sent: a credential typed into a chat would be committed with the file.
+  const credentials = credentialShapesIn(JSON.stringify(steps));
+  if (credentials.length > 0)
+    notes.push(
+      `the recording holds ${credentials.length} text${credentials.length === 1 ? '' : 's'} shaped like a credential (${[...new Set(credentials)].join(', ')}): messages and payloads are written as they were sent, so check the file and put a made-up value in each before you commit it`,
     );
   const recorded = `Recorded by plugsmith scenario record on ${new Date().toISOString().slice(0, 10)}${options.since ? ` (events since ${options.since})` : ''}`;
   const scenario = {

@@ -35,6 +35,11 @@ function hidden(secret: string): string {
   return `${prefix}[redacted]`;
 }
 
+/** Each credential of a known shape in `text`, hidden (`psk_[redacted]`): where one was typed into what a file keeps. */
+export function credentialShapesIn(text: string): string[] {
+  return [...text.matchAll(CREDENTIAL_SHAPE)].map((match) => hidden(match[0]));
+}
+
 /** Escapes terminal control characters (C0 but tab, DEL, C1, and the bidi controls): `\x1b` shows as `\u001b`. */
 export function escapeControl(text: string): string {
   return text.replace(
